@@ -1,0 +1,38 @@
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import { DeviceStore } from './devices/port';
+import { Presence } from './devices/presence';
+import { Registry } from './devices/service';
+import { AppError } from './errors';
+import { adminRouter } from './http/admin-router';
+import { deviceRouter } from './http/device-router';
+import { errorMiddleware } from './http/error-middleware';
+import { MessagingService } from './messaging/service';
+import { ShadowService } from './shadows/service';
+import { UserTokens } from './tokens/user-tokens';
+
+export interface AppDeps {
+  logger: Logger;
+  adminToken: string;
+  devices: DeviceStore;
+  presence: Presence;
+  registry: Registry;
+  messaging: MessagingService;
+  shadowService: ShadowService;
+  userTokens: UserTokens;
+}
+
+const methodNotAllowed = () => new AppError('METHOD_NOT_ALLOWED', 'method not allowed on this path');
+
+/** Builds the HTTP application; never listens (see main.ts). */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.use(errorMiddleware(deps.logger));
+  // NETPIE clients call the Device API both with and without /v2 (netpie reference §1).
+  const routers = [adminRouter(deps), deviceRouter('/v2/device', deps), deviceRouter('/device', deps)];
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));
+  }
+  return app;
+}

@@ -1,0 +1,59 @@
+import * as t from 'io-ts';
+
+/** Codecs shared by several features. Feature-specific codecs live in each feature's codecs.ts. */
+
+const refine = <A>(base: t.Type<A>, name: string, ok: (a: A) => boolean, why: string) =>
+  new t.Type<A, A, unknown>(
+    name,
+    (u): u is A => base.is(u) && ok(u),
+    (u, c) => {
+      if (!base.is(u)) return t.failure(u, c, `expected ${base.name}`);
+      return ok(u) ? t.success(u) : t.failure(u, c, why);
+    },
+    t.identity,
+  );
+
+export const intBetween = (min: number, max: number) =>
+  refine(t.number, `integer ${min}..${max}`, (n) => Number.isInteger(n) && n >= min && n <= max,
+    `expected an integer from ${min} to ${max}`);
+
+export const stringMatching = (name: string, re: RegExp, why: string) => refine(t.string, name, (s) => re.test(s), why);
+
+/** Project and group ids: safe inside MQTT topics and URLs (no `/`, `+`, `#`, `$`, spaces). */
+export const ScopeId = stringMatching('id', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+  'expected 1-64 characters of A-Z a-z 0-9 _ . - starting with a letter or digit');
+
+/**
+ * An object codec that rejects unknown members instead of dropping them: a misspelt option is an error, never
+ * silently ignored (netpie reference §11.1).
+ */
+export function closed<R extends t.Props, O extends t.Props = {}>(required: R, optional?: O) {
+  type A = { [K in keyof R]: t.TypeOf<R[K]> } & { [K in keyof O]?: t.TypeOf<O[K]> };
+  const all: t.Props = { ...optional, ...required };
+  return new t.Type<A, A, unknown>(
+    'object',
+    (u): u is A => typeof u === 'object' && u !== null,
+    (u, c) => {
+      if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c, 'expected a JSON object');
+      const errors: t.Errors = [];
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(u)) {
+        const codec = all[key];
+        if (codec === undefined) {
+          errors.push({ value, context: t.appendContext(c, key, t.unknown, value), message: `unknown member "${key}"` });
+          continue;
+        }
+        const r = codec.validate(value, t.appendContext(c, key, codec, value));
+        if (r._tag === 'Left') errors.push(...r.left);
+        else out[key] = r.right;
+      }
+      for (const key of Object.keys(required)) {
+        if (!Object.prototype.hasOwnProperty.call(u, key)) {
+          errors.push({ value: undefined, context: t.appendContext(c, key, required[key], undefined), message: 'required' });
+        }
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(out as A);
+    },
+    t.identity,
+  );
+}

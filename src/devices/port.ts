@@ -1,0 +1,26 @@
+import { Device } from './device';
+
+export interface DeviceFilter {
+  projectid?: string;
+  groupid?: string;
+}
+
+/**
+ * Where devices live. Adapters throw AppError('ALIAS_TAKEN') when an alias is already used in the device's group.
+ * Deleting a device deletes its shadow in the same step.
+ */
+export interface DeviceStore {
+  insertDevice(device: Device): Promise<void>;
+  getDevice(deviceid: string): Promise<Device | undefined>;
+  /** Devices of a project with that alias, at most one per group. */
+  findDevicesByAlias(projectid: string, alias: string): Promise<Device[]>;
+  listDevices(filter: DeviceFilter): Promise<Device[]>;
+  /** Replaces the stored record; false when the device no longer exists. */
+  replaceDevice(device: Device): Promise<boolean>;
+  deleteDevice(deviceid: string): Promise<boolean>;
+}
+
+/** Live sessions of a device on the MQTT side, so the registry can cut them off. */
+export interface SessionControl {
+  disconnectDevice(deviceid: string, reason: string): void;
+}

@@ -1,0 +1,66 @@
+/**
+ * The one error catalogue of the service: every error a client can see has a stable code, and its HTTP status
+ * lives here and nowhere else. Anything that is not an AppError becomes INTERNAL (500, generic message).
+ */
+export const ERROR_STATUS = {
+  INVALID_JSON: 400,
+  INVALID_BODY: 400,
+  INVALID_QUERY: 400,
+  INVALID_TOPIC: 400,
+  INVALID_TIMESTAMP: 400,
+  SHADOW_TOO_DEEP: 400,
+  BATCH_TOO_LARGE: 400,
+  INVALID_BATCH_ITEM: 400,
+  MISSING_CREDENTIALS: 401,
+  INVALID_CREDENTIALS: 401,
+  DEVICE_DISABLED: 403,
+  DEVICE_BANNED: 403,
+  OTHER_GROUP: 403,
+  DEVICE_NOT_FOUND: 404,
+  ALIAS_NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  ALIAS_TAKEN: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  SHADOW_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500,
+  SHUTTING_DOWN: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly status: number;
+  /** 4xx messages are safe to show the client; 5xx details are not (koa's `expose` rule). */
+  readonly expose: boolean;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra members merged into the error body, e.g. `{inputsize}` for an oversized batch. */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+    this.expose = this.status < 500;
+  }
+}
+
+export interface ErrorBody {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export function toErrorBody(err: AppError): ErrorBody {
+  return { status: err.status, code: err.code, message: err.message, ...err.extra };
+}
+
+export const internalErrorBody = (): ErrorBody => ({
+  status: 500,
+  code: 'INTERNAL',
+  message: 'internal server error',
+});

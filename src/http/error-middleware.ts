@@ -1,0 +1,38 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { AppError, internalErrorBody, toErrorBody } from '../errors';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The one error handler: AppErrors become `{status, code, message, ...}` with their status; anything else is a 500
+ * with a generic body and one log line. Also gives every request an id (taken from X-Request-Id when sane) and logs
+ * each request once, at the end.
+ */
+export function errorMiddleware(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const given = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError('ROUTE_NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      if (err instanceof AppError) {
+        ctx.status = err.status;
+        ctx.body = { ...toErrorBody(err), requestId };
+      } else {
+        logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
+        ctx.status = 500;
+        ctx.body = { ...internalErrorBody(), requestId };
+      }
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    logger.debug({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+  };
+}
