@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startStack, Stack } from '../../helpers/stack';
+
+const run = promisify(execFile);
+const CLI = join(__dirname, '../../../src/cli/main.ts');
+
+describe('openpie CLI against a running service', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.stop());
+
+  const cli = (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      env: { ...process.env, OPENPIE_URL: stack.baseUrl, ADMIN_TOKEN: stack.server.adminToken },
+    });
+
+  it('creates, shows, updates, rotates and deletes a device, printing JSON', async () => {
+    const created = JSON.parse((await cli('devices', 'create', '--project', 'p1', '--group', 'g1', '--alias', 'lamp')).stdout);
+    expect(created).to.include({ projectid: 'p1', groupid: 'g1', alias: 'lamp', enabled: true });
+
+    const shown = JSON.parse((await cli('devices', 'show', created.deviceid)).stdout);
+    expect(shown.token).to.equal(created.token);
+
+    const updated = JSON.parse((await cli('devices', 'update', created.deviceid, '--banned', 'true')).stdout);
+    expect(updated.banned).to.equal(true);
+
+    const rotated = JSON.parse((await cli('devices', 'rotate-token', created.deviceid)).stdout);
+    expect(rotated.token).to.not.equal(created.token);
+
+    const listed = JSON.parse((await cli('devices', 'list', '--project', 'p1')).stdout);
+    expect(listed.devices.map((d: { deviceid: string }) => d.deviceid)).to.deep.equal([created.deviceid]);
+
+    await cli('devices', 'delete', created.deviceid);
+    const gone = await cli('devices', 'show', created.deviceid).catch((err) => err);
+    expect(gone.code).to.equal(1);
+    expect(JSON.parse(gone.stderr)).to.include({ status: 404, code: 'DEVICE_NOT_FOUND' });
+  });
+
+  it('issues a user token for a project', async () => {
+    const { token } = JSON.parse((await cli('tokens', 'issue', '--project', 'p1', '--ttl', '60')).stdout);
+    expect(token.split('.')).to.have.length(3);
+  });
+
+  it('exits with 2 and the usage on a bad command', async () => {
+    const err = await cli('devices', 'fly').catch((e) => e);
+    expect(err.code).to.equal(2);
+    expect(err.stderr).to.contain('usage: openpie');
+  });
+});

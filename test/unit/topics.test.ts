@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { deviceTopic, externalTopic, internalTopic, restTopic, topicProblem } from '../../src/messaging/topics';
+
+const scope = { projectid: 'p1', groupid: 'g1', deviceid: 'd1' };
+
+describe('device topics', () => {
+  it('accepts plain REST topics and refuses wildcards, empty levels and a leading @', () => {
+    expect(restTopic('home/bedroom/lamp')).to.equal('home/bedroom/lamp');
+    expect(() => restTopic('home/+/lamp')).to.throw(/wildcards/);
+    expect(() => restTopic('home/#')).to.throw(/wildcards/);
+    expect(() => restTopic('home//lamp')).to.throw(/empty level/);
+    expect(() => restTopic('home/')).to.throw(/empty level/);
+    expect(() => restTopic('@msg/home')).to.throw(/must not start with @/);
+    expect(() => restTopic('')).to.throw(/empty/);
+  });
+
+  it('allows whole-level wildcards in filters only, with # last', () => {
+    expect(topicProblem('home/+/door', true)).to.equal(undefined);
+    expect(topicProblem('home/#', true)).to.equal(undefined);
+    expect(topicProblem('home/#/door', true)).to.match(/last/);
+    expect(topicProblem('home/a+', true)).to.match(/whole level/);
+  });
+
+  it('maps @msg into the group namespace and @private into the device namespace, and back', () => {
+    const msg = internalTopic(scope, '@msg', 'a/b');
+    const priv = internalTopic(scope, '@private', 'x');
+    expect(msg.startsWith('$')).to.equal(true);
+    expect(externalTopic(scope, msg)).to.equal('@msg/a/b');
+    expect(externalTopic(scope, priv)).to.equal('@private/x');
+  });
+
+  it('never maps another group or device topic back for this device', () => {
+    const otherGroup = internalTopic({ ...scope, groupid: 'g2' }, '@msg', 'a/b');
+    const otherProject = internalTopic({ ...scope, projectid: 'p2' }, '@msg', 'a/b');
+    const otherDevice = internalTopic({ ...scope, deviceid: 'd2' }, '@private', 'x');
+    expect([otherGroup, otherProject, otherDevice].map((t) => externalTopic(scope, t))).to.deep.equal([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('recognises only the @msg and @private families', () => {
+    expect(deviceTopic('@msg/a')).to.deep.equal({ family: '@msg', rest: 'a' });
+    expect(deviceTopic('@private/#')).to.deep.equal({ family: '@private', rest: '#' });
+    expect(deviceTopic('@msgx/a')).to.equal(undefined);
+    expect(deviceTopic('@shadow/data/get')).to.equal(undefined);
+  });
+});
