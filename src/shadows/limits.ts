@@ -1,6 +1,6 @@
 /** Shadow limits, named in the README ("Limits"). */
 export const SHADOW_LIMITS = {
-  /** Nesting depth of `data`: `{"a":{"b":1}}` has depth 2. Deeper -> 400 SHADOW_TOO_DEEP. */
+  /** Nesting depth of `data`: `{"a":{"b":1}}` has depth 2. Deeper -> 400 INVALID_BODY. */
   maxDepth: 16,
   /** Characters in one member name. */
   maxKeyLength: 256,
