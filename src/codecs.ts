@@ -19,6 +19,10 @@ export const intBetween = (min: number, max: number) =>
 
 export const stringMatching = (name: string, re: RegExp, why: string) => refine(t.string, name, (s) => re.test(s), why);
 
+/** Refuses strings with lone surrogates: SQLite would store them garbled (U+FFFD) and answer something else. */
+export const wellFormed = (base: t.Type<string, string, unknown>) =>
+  refine(base, base.name, (s) => s.isWellFormed(), 'expected valid Unicode (no lone surrogates)');
+
 /** Project and group ids: safe inside MQTT topics and URLs (no `/`, `+`, `#`, `$`, spaces). */
 export const ScopeId = stringMatching('id', /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
   'expected 1-64 characters of A-Z a-z 0-9 _ . - starting with a letter or digit');
@@ -38,7 +42,7 @@ export function closed<R extends t.Props, O extends t.Props = {}>(required: R, o
       const errors: t.Errors = [];
       const out: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(u)) {
-        const codec = all[key];
+        const codec = Object.hasOwn(all, key) ? all[key] : undefined;
         if (codec === undefined) {
           errors.push({ value, context: t.appendContext(c, key, t.unknown, value), message: `unknown member "${key}"` });
           continue;

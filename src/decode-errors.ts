@@ -23,9 +23,12 @@ function isCombinator(type: t.Decoder<unknown, unknown>): boolean {
   return tag === 'UnionType' || tag === 'IntersectionType';
 }
 
+/** A short look at a bad value; never walks a huge or deeply nested value. */
 function preview(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'object' && value !== null) return 'an object';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

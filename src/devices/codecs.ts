@@ -1,12 +1,12 @@
 import * as t from 'io-ts';
-import { closed, intBetween, ScopeId, stringMatching } from '../codecs';
+import { closed, intBetween, ScopeId, stringMatching, wellFormed } from '../codecs';
 
 /** 1-128 characters without control characters; unique within a group. */
-export const Alias = stringMatching('alias', /^(?=.*\S)[^\u0000-\u001f\u007f]{1,128}$/u,
-  'expected 1-128 characters, not blank, without control characters');
+export const Alias = wellFormed(stringMatching('alias', /^(?=.*\S)[^\u0000-\u001f\u007f]{1,128}$/u,
+  'expected 1-128 characters, not blank, without control characters'));
 
-export const Description = stringMatching('description', /^[^\u0000-\u0008\u000b-\u001f\u007f]{0,1024}$/u,
-  'expected at most 1024 characters without control characters');
+export const Description = wellFormed(stringMatching('description', /^[^\u0000-\u0008\u000b-\u001f\u007f]{0,1024}$/u,
+  'expected at most 1024 characters without control characters'));
 
 /** Seconds, at most 7 days; 0 turns liveness off. */
 export const LivenessTtl = intBetween(0, 604_800);

@@ -5,7 +5,8 @@ import { SHADOW_LIMITS } from './limits';
 
 /** Why a JSON value cannot be shadow data, or undefined when it can. */
 function shadowDataProblem(value: unknown, depth: number, path: string): string | undefined {
-  if (depth > SHADOW_LIMITS.maxDepth) return `${path}: nesting deeper than ${SHADOW_LIMITS.maxDepth} levels`;
+  const container = typeof value === 'object' && value !== null;
+  if (container && depth > SHADOW_LIMITS.maxDepth) return `${path}: nesting deeper than ${SHADOW_LIMITS.maxDepth} levels`;
   if (typeof value === 'string') return value.isWellFormed() ? undefined : `${path}: string is not valid Unicode`;
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${path}: number out of range`;
   if (Array.isArray(value)) {

@@ -4,7 +4,7 @@ import { JsonObject } from '../json';
 export interface Shadow {
   readonly deviceid: string;
   readonly data: JsonObject;
-  /** +1 for every write that changes the document; 0 for a shadow never written. */
+  /** +1 for every applied write (a batch is one write); 0 for a shadow never written. */
   readonly rev: number;
   /** Server time of the last applied write. */
   readonly modified: number;

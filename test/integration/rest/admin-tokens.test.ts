@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { expectError } from '../../helpers/rest-device';
+import { startStack, Stack } from '../../helpers/stack';
+
+/** The claims of a JWT, read without checking the signature (the service's own key signs it). */
+function claimsOf(token: string): Record<string, unknown> {
+  const parts = token.split('.');
+  expect(parts, 'a JWT has three parts').to.have.length(3);
+  return JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+}
+
+describe('POST /v2/admin/tokens', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.stop());
+
+  it('answers 201 with a three-part JWT from cer:usertoken that lives exactly ttl seconds', async () => {
+    const before = Date.now();
+
+    const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-tokens', ttl: 600 } });
+
+    expect(res.status).to.equal(201);
+    expect(res.body).to.have.all.keys('token', 'expires');
+    const claims = claimsOf(res.body.token);
+    expect(claims.iss).to.equal('cer:usertoken');
+    expect(Number(claims.exp) - Number(claims.iat)).to.equal(600);
+    expect(Number(claims.iat) * 1000).to.be.within(before - 1_000, Date.now());
+    expect(res.body.expires).to.equal(Number(claims.exp) * 1000);
+  });
+
+  it('names the project in the token', async () => {
+    const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-named', ttl: 60 } });
+
+    expect(JSON.stringify(claimsOf(res.body.token))).to.include('p-named');
+  });
+
+  it('makes a token live 24 hours when ttl is absent', async () => {
+    const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-default' } });
+
+    const claims = claimsOf(res.body.token);
+    expect(Number(claims.exp) - Number(claims.iat)).to.equal(86_400);
+  });
+
+  it('issues a different token every time', async () => {
+    const body = { projectid: 'p-twice', ttl: 60 };
+
+    const first = await stack.admin('POST', '/v2/admin/tokens', { body });
+    const second = await stack.admin('POST', '/v2/admin/tokens', { body });
+
+    expect(first.body.token).to.not.equal(second.body.token);
+  });
+
+  for (const [what, body, mentions] of [
+    ['a ttl of 0', { projectid: 'p', ttl: 0 }, 'ttl'],
+    ['a ttl over one year', { projectid: 'p', ttl: 31_536_001 }, 'ttl'],
+    ['a ttl that is a string', { projectid: 'p', ttl: '60' }, 'ttl'],
+    ['a missing projectid', { ttl: 60 }, 'projectid'],
+    ['a malformed projectid', { projectid: 'a/b', ttl: 60 }, 'projectid'],
+    ['an unknown member', { projectid: 'p', ttl: 60, scope: 'all' }, 'scope'],
+  ] as const) {
+    it(`answers 400 INVALID_BODY naming the member for ${what}`, async () => {
+      const res = await stack.admin('POST', '/v2/admin/tokens', { body });
+
+      expectError(res, 400, 'INVALID_BODY');
+      expect(res.body.message).to.include(mentions);
+    });
+  }
+
+  it('answers 401 without the admin token', async () => {
+    expectError(await stack.http('POST', '/v2/admin/tokens', { body: { projectid: 'p', ttl: 60 } }), 401, 'MISSING_CREDENTIALS');
+  });
+});

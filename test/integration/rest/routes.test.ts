@@ -1,0 +1,48 @@
+import { aDevice, TestDevice } from '../../helpers/devices';
+import { asDevice, expectError } from '../../helpers/rest-device';
+import { startStack, Stack } from '../../helpers/stack';
+
+describe('routes the REST API does not have', () => {
+  let stack: Stack;
+  let device: TestDevice;
+  before(async () => {
+    stack = await startStack();
+    device = await aDevice(stack);
+  });
+  after(() => stack.stop());
+
+  for (const [method, path] of [
+    ['GET', '/'],
+    ['GET', '/nothing/here'],
+    ['GET', '/v2/device/nothing'],
+    ['GET', '/device/shadow'],
+    ['PUT', '/v2/device/shadow/data/extra'],
+    ['GET', '/v3/device/status'],
+    ['POST', '/v2/admin/nothing'],
+  ]) {
+    it(`answers ${method} ${path} with 404 ROUTE_NOT_FOUND`, async () => {
+      expectError(await asDevice(stack, device)(method, path), 404, 'ROUTE_NOT_FOUND');
+      expectError(await stack.admin(method, path), 404, 'ROUTE_NOT_FOUND');
+    });
+  }
+
+  for (const [method, path] of [
+    ['DELETE', '/v2/device/shadow/data'],
+    ['PATCH', '/v2/device/shadow/data'],
+    ['GET', '/v2/device/shadow/batch'],
+    ['POST', '/v2/device/status'],
+    ['GET', '/v2/device/message/home/lamp'],
+    ['POST', '/device/private/home/lamp'],
+    ['GET', '/v2/admin/tokens'],
+    ['PUT', '/v2/admin/devices'],
+    ['POST', '/v2/admin/devices/{id}'],
+    ['GET', '/v2/admin/devices/{id}/token'],
+  ]) {
+    it(`answers ${method} ${path} with 405 METHOD_NOT_ALLOWED`, async () => {
+      const url = path.replace('{id}', device.deviceid);
+      const client = url.startsWith('/v2/admin') ? stack.admin : asDevice(stack, device);
+
+      expectError(await client(method, url), 405, 'METHOD_NOT_ALLOWED');
+    });
+  }
+});
