@@ -7,7 +7,10 @@ import { Presence } from '../devices/presence';
 import { AppError } from '../errors';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessageBus } from '../messaging/port';
-import { deviceTopic, externalTopic, internalTopic, MSG, Scope, topicProblem } from '../messaging/topics';
+import { deviceTopic, externalTopic, internalTopic, malformedFilter, MSG, Scope, topicProblem } from '../messaging/topics';
+
+/** A filter aedes accepts but authorizeSubscribe always refuses; stands in for filters aedes would choke on. */
+const REFUSED_FILTER = '$openpie/refused';
 
 export interface AedesBrokerDeps {
   devices: DeviceStore;
@@ -34,9 +37,11 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
   const scopes = new WeakMap<Client, Scope>();
 
   const aedes = await Aedes.createBroker({
+    // Device ids are 36-character UUIDs; MQTT 3.1 capped ClientIDs at 23 characters, aedes keeps that cap by default.
+    maxClientsIdLength: 128,
     // A second connection with the same ClientID takes over and the first is closed [MQTT-3.1.4-2]; aedes does it.
     preConnect(client, _packet, done) {
-      rewriteUnsubscribes(client, scopes);
+      rewriteFilters(client, scopes);
       done(null, true);
     },
 
@@ -66,7 +71,7 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
       const problem =
         parsed?.family !== MSG
           ? `devices may publish only to ${MSG}/...`
-          : (topicProblem(parsed.rest, false) ??
+          : (topicProblem(parsed.rest, false, parsed.family) ??
             (packet.payload.length > MESSAGE_LIMITS.maxPayloadBytes ? 'payload too large' : undefined));
       if (problem || !parsed) {
         logger.info({ deviceid: scope.deviceid, topic: packet.topic, why: problem }, 'mqtt publish refused');
@@ -76,29 +81,44 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
       done(null);
     },
 
-    // A refused filter gets SUBACK 0x80 and the connection stays up [MQTT-3.9.3-2].
+    // A refused filter gets SUBACK 0x80 and the connection stays up [MQTT-3.9.3-2]. The filter is rewritten in
+    // place: aedes then looks up retained messages and stores persistent subscriptions under the internal topic.
+    // A persistent session's restored subscriptions arrive here already internal, and stay in the device's scope.
     authorizeSubscribe(client, sub, done) {
       const scope = scopes.get(client);
-      const parsed = deviceTopic(sub.topic);
-      if (!scope || !parsed || topicProblem(parsed.rest, true)) {
+      const external = scope && (externalTopic(scope, sub.topic) ?? sub.topic);
+      const parsed = external === undefined ? undefined : deviceTopic(external);
+      if (!scope || !parsed || topicProblem(parsed.rest, true, parsed.family)) {
         logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused');
         return done(null, null);
       }
-      done(null, { ...sub, topic: internalTopic(scope, parsed.family, parsed.rest) });
+      sub.topic = internalTopic(scope, parsed.family, parsed.rest);
+      done(null, sub);
     },
 
     authorizeForward(client, packet) {
       const scope = scopes.get(client);
-      const topic = scope && externalTopic(scope, packet.topic);
+      if (!scope) return null;
+      // Queued messages of a persistent session come back already external (deliverQueuedWithExternalTopics).
+      if (deviceTopic(packet.topic)) return packet;
+      const topic = externalTopic(scope, packet.topic);
       return topic === undefined ? null : { ...packet, topic };
     },
   });
 
+  deliverQueuedWithExternalTopics(aedes, scopes);
+
+  // Presence counts client objects, not ids: a client that hangs up right after CONNECT can be reported
+  // disconnected before it is reported ready, and must then not count as online.
+  const online = new WeakSet<Client>();
   aedes.on('clientReady', (client) => {
+    if (client.closed || online.has(client)) return;
+    online.add(client);
     presence.connected(client.id);
     logger.debug({ deviceid: client.id }, 'mqtt client connected');
   });
   aedes.on('clientDisconnect', (client) => {
+    if (!online.delete(client)) return;
     presence.disconnected(client.id);
     logger.debug({ deviceid: client.id }, 'mqtt client disconnected');
   });
@@ -129,13 +149,46 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
 }
 
 /**
- * aedes has no hook for UNSUBSCRIBE, and stores subscriptions under the rewritten topics; so the filters of an
- * UNSUBSCRIBE are rewritten the same way before aedes handles the packet. Relies on the client's packet parser
- * (aedes 1.x `client._parser`), pinned by the lockfile and covered by the unsubscribe test.
+ * A persistent session's queued QoS 1/2 messages are written by aedes as they were queued, under the internal topic
+ * (its queue path asks authorizeForward only yes or no); so the queue is read back with the topics the device
+ * knows. The queue of a client only holds what its own, in-scope subscriptions matched.
  */
-function rewriteUnsubscribes(client: Client, scopes: WeakMap<Client, Scope>): void {
+function deliverQueuedWithExternalTopics(aedes: Aedes, scopes: WeakMap<Client, Scope>): void {
+  const persistence = (aedes as unknown as { persistence: { outgoingStream(client: Client): AsyncIterable<{ topic: string }> } })
+    .persistence;
+  const queued = persistence.outgoingStream.bind(persistence);
+  persistence.outgoingStream = (client) => {
+    const scope = scopes.get(client);
+    return (async function* external() {
+      for await (const packet of queued(client)) {
+        const topic = scope && externalTopic(scope, packet.topic);
+        if (topic !== undefined) yield { ...packet, topic };
+      }
+    })();
+  };
+}
+
+interface FilterPacket {
+  cmd: string;
+  unsubscriptions?: string[];
+  subscriptions?: { topic: string }[];
+}
+
+/**
+ * Two things aedes offers no hook for, done on each packet as it is parsed, before aedes handles it (relies on
+ * the client's parser, aedes 1.x `client._parser`, pinned by the lockfile and covered by the ACL tests):
+ * - UNSUBSCRIBE filters are rewritten like subscriptions, since aedes keeps subscriptions under internal topics;
+ * - a SUBSCRIBE filter that aedes itself would reject by closing the connection (`a/#/b`, `a+`) is swapped for one
+ *   that authorizeSubscribe refuses, so the client gets SUBACK 0x80 for it like for any refused filter.
+ */
+function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): void {
   const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
-  parser.prependListener('packet', (packet: { cmd: string; unsubscriptions?: string[] }) => {
+  parser.prependListener('packet', (packet: FilterPacket) => {
+    if (packet.cmd === 'subscribe') {
+      for (const sub of packet.subscriptions ?? []) {
+        if (malformedFilter(sub.topic)) sub.topic = REFUSED_FILTER;
+      }
+    }
     const scope = scopes.get(client);
     if (packet.cmd !== 'unsubscribe' || !scope || !packet.unsubscriptions) return;
     packet.unsubscriptions = packet.unsubscriptions.map((filter) => {

@@ -1,5 +1,5 @@
 import { Device } from '../devices/device';
-import { groupTopic, privateTopic, restTopic } from './topics';
+import { groupTopic, PRIVATE, privateTopic, restTopic } from './topics';
 import { MessageBus } from './port';
 
 /** Message use cases over REST (spec 4.2, 4.3). */
@@ -12,7 +12,7 @@ export function createMessagingService({ bus }: { bus: MessageBus }) {
 
     /** Delivered on `@private/{topic}` to the device whose credentials were used, and to no one else (spec 4.3). */
     async publishPrivate(recipient: Device, topic: string, payload: Buffer): Promise<void> {
-      await bus.publish(privateTopic(recipient.deviceid, restTopic(topic)), payload);
+      await bus.publish(privateTopic(recipient.deviceid, restTopic(topic, PRIVATE)), payload);
     },
   };
 }

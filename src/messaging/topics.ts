@@ -12,6 +12,7 @@ const DEVICE_PREFIX = '$openpie/d/';
 
 export const MSG = '@msg';
 export const PRIVATE = '@private';
+export type Family = typeof MSG | typeof PRIVATE;
 
 export interface Scope {
   projectid: string;
@@ -19,10 +20,15 @@ export interface Scope {
   deviceid: string;
 }
 
-/** Why a topic written by a client (REST path, `?topic=`, MQTT publish) is unusable, or undefined. */
-export function topicProblem(topic: string, allowWildcards: boolean): string | undefined {
+/**
+ * Why a topic or filter is unusable, or undefined. `topic` is what follows `{family}/`; the byte limit counts the
+ * topic as a device writes it, family included.
+ */
+export function topicProblem(topic: string, allowWildcards: boolean, family: Family = MSG): string | undefined {
   if (topic.length === 0) return 'topic is empty';
-  if (Buffer.byteLength(topic) > MESSAGE_LIMITS.maxTopicBytes) return `topic is longer than ${MESSAGE_LIMITS.maxTopicBytes} bytes`;
+  if (Buffer.byteLength(topic) + family.length + 1 > MESSAGE_LIMITS.maxTopicBytes) {
+    return `topic is longer than ${MESSAGE_LIMITS.maxTopicBytes} bytes (with ${family}/)`;
+  }
   if (!topic.isWellFormed() || /[\u0000-\u001f\u007f]/.test(topic)) return 'topic has control characters or invalid Unicode';
   const levels = topic.split('/');
   if (levels.length > MESSAGE_LIMITS.maxTopicLevels) return `topic has more than ${MESSAGE_LIMITS.maxTopicLevels} levels`;
@@ -36,16 +42,22 @@ export function topicProblem(topic: string, allowWildcards: boolean): string | u
   return undefined;
 }
 
+/** A filter that breaks MQTT's wildcard rules [MQTT-4.7.1-2, 4.7.1-3]: `#` not last, or a wildcard inside a level. */
+export function malformedFilter(filter: string): boolean {
+  const levels = filter.split('/');
+  return levels.some((l, i) => (l.length > 1 && /[+#]/.test(l)) || (l === '#' && i !== levels.length - 1));
+}
+
 /** A REST topic (spec 4.2): the caller writes `{any}/{topic}` without the `@msg` prefix. */
-export function restTopic(topic: string): string {
-  if (topic.startsWith('@')) throw new AppError('INVALID_TOPIC', 'topic must not start with @: the service adds @msg/ itself');
-  const problem = topicProblem(topic, false);
+export function restTopic(topic: string, family: Family = MSG): string {
+  if (topic.startsWith('@')) throw new AppError('INVALID_TOPIC', `topic must not start with @: the service adds ${family}/ itself`);
+  const problem = topicProblem(topic, false, family);
   if (problem) throw new AppError('INVALID_TOPIC', problem);
   return topic;
 }
 
 /** Splits `@msg/a/b` into its family and the rest, or undefined for any other topic. */
-export function deviceTopic(topic: string): { family: typeof MSG | typeof PRIVATE; rest: string } | undefined {
+export function deviceTopic(topic: string): { family: Family; rest: string } | undefined {
   for (const family of [MSG, PRIVATE] as const) {
     if (topic.startsWith(`${family}/`)) return { family, rest: topic.slice(family.length + 1) };
   }
@@ -58,7 +70,7 @@ export const groupTopic = (s: Pick<Scope, 'projectid' | 'groupid'>, rest: string
 export const privateTopic = (deviceid: string, rest: string) => `${DEVICE_PREFIX}${deviceid}/${PRIVATE}/${rest}`;
 
 /** The internal topic a device's own topic or filter maps to. */
-export function internalTopic(scope: Scope, family: typeof MSG | typeof PRIVATE, rest: string): string {
+export function internalTopic(scope: Scope, family: Family, rest: string): string {
   return family === MSG ? groupTopic(scope, rest) : privateTopic(scope.deviceid, rest);
 }
 

@@ -61,10 +61,23 @@ function parsePackets(buf: Buffer): { packets: Packet[]; rest: Buffer } {
   }
 }
 
+/** The bytes of an MQTT 3.1.1 CONNECT for `device`: clean session, username = token, no password, keep-alive 60 s. */
+export function connectPacket(device: Pick<TestDevice, 'deviceid' | 'token'>): Buffer {
+  const usernameFlag = 0x80;
+  const cleanSession = 0x02;
+  const body = Buffer.concat([
+    utf8('MQTT'),
+    Buffer.from([4, usernameFlag | cleanSession, 0, 60]),
+    utf8(device.deviceid),
+    utf8(device.token),
+  ]);
+  return frame(0x10, body);
+}
+
 /** Connects `device` (clean session, password empty) and resolves once CONNACK accepts it. */
 export async function rawSession(port: number, device: TestDevice): Promise<RawSession> {
   const socket: Socket = connect(port, '127.0.0.1');
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   const waiting: { type: number; resolve: (p: Packet) => void }[] = [];
   let closed = false;
   const closedPromise = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
@@ -83,15 +96,7 @@ export async function rawSession(port: number, device: TestDevice): Promise<RawS
       closedPromise.then(() => Promise.reject(new Error(`the broker closed the connection before packet type ${type}`))),
     ]);
 
-  const usernameFlag = 0x80;
-  const cleanSession = 0x02;
-  const connectBody = Buffer.concat([
-    utf8('MQTT'),
-    Buffer.from([4, usernameFlag | cleanSession, 0, 60]),
-    utf8(device.deviceid),
-    utf8(device.token),
-  ]);
-  socket.write(frame(0x10, connectBody));
+  socket.write(connectPacket(device));
   const connack = await next(CONNACK);
   if (connack.body[1] !== 0) throw new Error(`CONNACK refused with return code ${connack.body[1]}`);
 
