@@ -6,6 +6,10 @@ export const ERROR_STATUS = {
   INVALID_JSON: 400,
   INVALID_BODY: 400,
   INVALID_QUERY: 400,
+  /** A KairosDB-format query the embedded engine refuses; the body is KairosDB's `{"errors":[...]}` (reference §1). */
+  KAIROS_QUERY_INVALID: 400,
+  /** A js_function / js_filter / js_range script that failed, timed out or returned a non-number (reference §6.5). */
+  SCRIPT_ERROR: 400,
   INVALID_TOPIC: 400,
   INVALID_TIMESTAMP: 400,
   BATCH_TOO_LARGE: 400,
@@ -15,6 +19,7 @@ export const ERROR_STATUS = {
   DEVICE_DISABLED: 403,
   DEVICE_BANNED: 403,
   OTHER_GROUP: 403,
+  METRIC_FORBIDDEN: 403,
   DEVICE_NOT_FOUND: 404,
   ALIAS_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,

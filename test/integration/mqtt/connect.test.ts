@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { aDevice, aGroup, TestDevice } from '../../helpers/devices';
-import { connectDevice, endAll, nextMessage } from '../../helpers/mqtt';
+import { connectDevice, endAll } from '../../helpers/mqtt';
 import { refusalOf } from '../../helpers/mqtt-expect';
 import { startStack, Stack } from '../../helpers/stack';
 

@@ -1,0 +1,20 @@
+import { Point, StoredSeries, TagFilter } from './point';
+
+/** Where points are written. A call is atomic: all of its points are stored, or none. */
+export interface PointWriter {
+  writePoints(points: readonly Point[]): Promise<void>;
+}
+
+/** Raw reads for the embedded query engine. */
+export interface SeriesSource {
+  /**
+   * Every series of `metric` whose tags match `filter`, each with its points in [start, end] (inclusive, epoch ms)
+   * sorted by time. A (series, timestamp) written twice holds the last value written (KairosDB's rule).
+   * Series with no point in the range are left out.
+   */
+  readSeries(metric: string, filter: TagFilter, start: number, end: number): Promise<StoredSeries[]>;
+  /** Metric names, sorted; only those starting with `prefix` when given. */
+  metricNames(prefix?: string): Promise<string[]>;
+  /** Tag names and values of a metric's series, e.g. {attr: ['env.temp', 'humid']}. */
+  tagsOf(metric: string): Promise<Record<string, string[]>>;
+}
