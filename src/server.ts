@@ -6,6 +6,7 @@ import { createAedesBroker } from './adapters/aedes-broker';
 import { openSqliteDatabase } from './adapters/sqlite-database';
 import { createSqliteDeviceStore } from './adapters/sqlite-device-store';
 import { createSqliteShadowStore } from './adapters/sqlite-shadow-store';
+import { createSqliteTimeSeriesStore } from './adapters/sqlite-timeseries-store';
 import { resolveAdminToken } from './admin-token';
 import { createApp } from './app';
 import { Config } from './config';
@@ -13,6 +14,7 @@ import { createPresence } from './devices/presence';
 import { createRegistry } from './devices/service';
 import { createMessagingService } from './messaging/service';
 import { createShadowService } from './shadows/service';
+import { createOutboxRelay } from './timeseries/outbox-relay';
 import { createUserTokens } from './tokens/user-tokens';
 
 export interface RunningServer {
@@ -53,6 +55,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const db = openSqliteDatabase(config.dataDir);
   const devices = createSqliteDeviceStore(db);
   const shadows = createSqliteShadowStore(db);
+  const timeseries = createSqliteTimeSeriesStore(config.dataDir);
+  const relay = createOutboxRelay(shadows, timeseries.writer, logger);
   const presence = createPresence(now);
   const broker = await createAedesBroker({ devices, presence, logger });
   const registry = createRegistry({ devices, sessions: broker.sessions, now });
@@ -63,7 +67,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     presence,
     registry,
     messaging: createMessagingService({ bus: broker.bus }),
-    shadowService: createShadowService({ devices, shadows, now }),
+    shadowService: createShadowService({ devices, shadows, relay, now }),
     userTokens: await createUserTokens(config.dataDir),
   });
 
@@ -79,12 +83,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await Promise.race([httpClosed, new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
       http.closeAllConnections();
       await mqttClosed;
+      await relay.close();
+      timeseries.close();
       db.close();
     })());
 
   try {
     const httpPort = await listen(http, config.port, config.host, 'HTTP (PORT)');
     const mqttPort = await listen(mqtt, config.mqttPort, config.mqttHost, 'MQTT (MQTT_PORT)');
+    // Points queued before a stop or crash go on to the time-series store now.
+    void relay.flush();
     logger.info({ httpPort, mqttPort, dataDir: config.dataDir }, 'openpie listening');
     return { httpPort, mqttPort, adminToken: admin.token, close };
   } catch (err) {

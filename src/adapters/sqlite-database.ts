@@ -26,6 +26,11 @@ const MIGRATIONS = [
      modified INTEGER NOT NULL,
      timestamp INTEGER NOT NULL
    );`,
+  // One row per committed write: its points as a JSON array, waiting for the time-series store.
+  `CREATE TABLE point_outbox (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     points TEXT NOT NULL
+   );`,
 ];
 
 /**

@@ -2,11 +2,14 @@ import type { Database } from 'better-sqlite3';
 import * as t from 'io-ts';
 import { decodeOrThrow } from '../decode-errors';
 import { AppError } from '../errors';
-import { ShadowStore } from '../shadows/port';
+import { PointOutbox, ShadowCommit, ShadowStore } from '../shadows/port';
+import { Point } from '../timeseries/point';
 
 const ShadowRow = t.type({ deviceid: t.string, data: t.string, rev: t.number, modified: t.number, timestamp: t.number });
+const OutboxRow = t.type({ id: t.number, points: t.string });
 
-export function createSqliteShadowStore(db: Database): ShadowStore {
+/** Shadows and the point outbox share one SQLite database, so a write and its points commit in one transaction. */
+export function createSqliteShadowStore(db: Database): ShadowStore & PointOutbox {
   const select = db.prepare('SELECT * FROM shadows WHERE deviceid = ?');
   const insert = db.prepare(
     `INSERT INTO shadows (deviceid, data, rev, modified, timestamp) VALUES (@deviceid, @data, @rev, @modified, @timestamp)
@@ -16,6 +19,19 @@ export function createSqliteShadowStore(db: Database): ShadowStore {
     `UPDATE shadows SET data = @data, rev = @rev, modified = @modified, timestamp = @timestamp
      WHERE deviceid = @deviceid AND rev = @expectedRev`,
   );
+  const enqueue = db.prepare('INSERT INTO point_outbox (points) VALUES (?)');
+  const oldest = db.prepare('SELECT id, points FROM point_outbox ORDER BY id LIMIT ?');
+  const removeUpTo = db.prepare('DELETE FROM point_outbox WHERE id <= ?');
+
+  const commit = db.transaction(({ shadow, expectedRev, points }: ShadowCommit): boolean => {
+    if (shadow) {
+      const row = { ...shadow, data: JSON.stringify(shadow.data) };
+      const changed = (expectedRev === 0 ? insert.run(row) : update.run({ ...row, expectedRev })).changes;
+      if (changed !== 1) return false;
+    }
+    if (points.length > 0) enqueue.run(JSON.stringify(points));
+    return true;
+  });
 
   return {
     async readShadow(deviceid) {
@@ -24,16 +40,31 @@ export function createSqliteShadowStore(db: Database): ShadowStore {
       const r = decodeOrThrow(ShadowRow, row, 'INTERNAL');
       return { ...r, data: JSON.parse(r.data) };
     },
-    async compareAndSetShadow(next, expectedRev) {
-      const row = { ...next, data: JSON.stringify(next.data) };
+    async commitShadowWrite(c) {
       try {
-        return (expectedRev === 0 ? insert.run(row) : update.run({ ...row, expectedRev })).changes === 1;
+        return commit(c);
       } catch (err) {
         if (err instanceof Error && 'code' in err && err.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-          throw new AppError('DEVICE_NOT_FOUND', `device ${next.deviceid} no longer exists`);
+          throw new AppError('DEVICE_NOT_FOUND', `device ${c.shadow?.deviceid ?? ''} no longer exists`);
         }
         throw err;
       }
+    },
+    async peek(max) {
+      const points: Point[] = [];
+      let upTo = 0;
+      // Rows hold whole writes; stop at the first row that would pass `max` (but always take one).
+      for (const raw of oldest.iterate(max)) {
+        const row = decodeOrThrow(OutboxRow, raw, 'INTERNAL');
+        const batch = JSON.parse(row.points) as Point[];
+        if (points.length > 0 && points.length + batch.length > max) break;
+        points.push(...batch);
+        upTo = row.id;
+      }
+      return { points, upTo };
+    },
+    async remove(upTo) {
+      removeUpTo.run(upTo);
     },
   };
 }

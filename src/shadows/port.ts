@@ -1,13 +1,32 @@
+import { Point } from '../timeseries/point';
 import { Shadow } from './shadow';
+
+export interface ShadowCommit {
+  /** The new shadow, stored only if the stored rev is still `expectedRev` (0 = none stored yet). */
+  shadow?: Shadow;
+  expectedRev: number;
+  /** Points of the write, queued for the time-series store in the same atomic step (see PointOutbox). */
+  points: readonly Point[];
+}
 
 /** Where shadows live. A device's shadow is deleted together with the device (see DeviceStore). */
 export interface ShadowStore {
   /** Undefined when the device's shadow was never written. */
   readShadow(deviceid: string): Promise<Shadow | undefined>;
   /**
-   * Stores `next` only if the stored rev is still `expectedRev` (0 = no shadow stored yet), so concurrent writers
-   * never lose each other's changes. Returns false when another writer got there first. Throws
+   * Stores the shadow (compare-and-set on rev, so concurrent writers never lose each other's changes) and queues
+   * the points, all or nothing. Returns false, having stored nothing, when another writer got there first. Throws
    * AppError('DEVICE_NOT_FOUND') when the device is gone.
    */
-  compareAndSetShadow(next: Shadow, expectedRev: number): Promise<boolean>;
+  commitShadowWrite(commit: ShadowCommit): Promise<boolean>;
+}
+
+/**
+ * Points accepted with shadow writes and not yet in the time-series store, oldest first. Durable: what a commit
+ * queued survives a restart and an unreachable time-series backend.
+ */
+export interface PointOutbox {
+  /** Up to about `max` of the oldest queued points, and a mark to remove them with once stored. */
+  peek(max: number): Promise<{ points: Point[]; upTo: number }>;
+  remove(upTo: number): Promise<void>;
 }

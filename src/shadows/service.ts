@@ -7,12 +7,17 @@ import { BatchEnvelope, BatchItem, ShadowWriteRequest } from './codecs';
 import { SHADOW_LIMITS } from './limits';
 import { applyShadowWrite } from './merge';
 import { ShadowStore } from './port';
+import { PointRelay } from '../timeseries/outbox-relay';
+import { Point } from '../timeseries/point';
+import { pointsOfWrite } from '../timeseries/shadow-points';
+import { assertValidPoints } from '../timeseries/validate-points';
 import { emptyShadow, Shadow } from './shadow';
 import { resolveWriteTime } from './write-time';
 
 export interface ShadowDeps {
   devices: DeviceStore;
   shadows: ShadowStore;
+  relay: PointRelay;
   now: () => number;
 }
 
@@ -31,7 +36,7 @@ export interface BatchResult {
 const MAX_CAS_ATTEMPTS = 50;
 
 /** Shadow use cases (spec 4.4-4.6), the same for every transport. */
-export function createShadowService({ devices, shadows, now }: ShadowDeps) {
+export function createShadowService({ devices, shadows, relay, now }: ShadowDeps) {
   /** The caller itself, or the device of the caller's group named by `alias` (spec 4.4). */
   async function resolveTarget(caller: Device, alias: string | undefined): Promise<Device> {
     if (alias === undefined || alias === caller.alias) return caller;
@@ -46,14 +51,25 @@ export function createShadowService({ devices, shadows, now }: ShadowDeps) {
     return (await shadows.readShadow(deviceid)) ?? emptyShadow(deviceid);
   }
 
-  /** Reads, changes and stores with compare-and-set, retrying when another writer won the race. */
-  async function update(deviceid: string, change: (current: Shadow) => Shadow | undefined): Promise<WriteResult> {
+  /**
+   * Reads, changes and stores with compare-and-set, retrying when another writer won the race. The write's points
+   * are recorded whether or not the shadow changes (back-dated writes still feed the time series, issue 3 §1), in
+   * the same atomic step, and handed on to the time-series store before the reply.
+   */
+  async function update(
+    deviceid: string,
+    points: readonly Point[],
+    change: (current: Shadow) => Shadow | undefined,
+  ): Promise<WriteResult> {
+    assertValidPoints(points);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await read(deviceid);
       const next = change(current);
-      if (!next) return { shadow: current, applied: false };
-      checkSize(next.data);
-      if (await shadows.compareAndSetShadow(next, current.rev)) return { shadow: next, applied: true };
+      if (next) checkSize(next.data);
+      if (await shadows.commitShadowWrite({ shadow: next, expectedRev: current.rev, points })) {
+        if (points.length > 0) await relay.flush();
+        return next ? { shadow: next, applied: true } : { shadow: current, applied: false };
+      }
     }
     throw new Error(`shadow ${deviceid}: too many concurrent writers`);
   }
@@ -71,7 +87,8 @@ export function createShadowService({ devices, shadows, now }: ShadowDeps) {
       const at = now();
       const ts = resolveWriteTime(req.timestamp, at, 'INVALID_TIMESTAMP', 'timestamp');
       const merged = req.merged ?? defaultMerged;
-      return update(target.deviceid, (current) =>
+      const points = req.store === false ? [] : pointsOfWrite(target.deviceid, req.data, ts);
+      return update(target.deviceid, points, (current) =>
         ts < current.timestamp
           ? undefined
           : { ...current, data: applyShadowWrite(current.data, req.data, merged), rev: current.rev + 1, modified: at, timestamp: ts },
@@ -90,8 +107,9 @@ export function createShadowService({ devices, shadows, now }: ShadowDeps) {
         .map((raw, index) => decodeBatchItem(raw, index, at))
         .sort((a, b) => a.ts - b.ts);
       const merged = envelope.merged ?? defaultMerged;
+      const points = envelope.store === false ? [] : items.flatMap((item) => pointsOfWrite(target.deviceid, item.data, item.ts));
       let appliedCount = 0;
-      const result = await update(target.deviceid, (current) => {
+      const result = await update(target.deviceid, points, (current) => {
         let data = current.data;
         let timestamp = current.timestamp;
         appliedCount = 0;

@@ -69,6 +69,17 @@ describe('GET /v2/device/status', () => {
     expect(res.body.status).to.equal(1);
   });
 
+  it('falls back to offline once the liveness TTL has passed since the last REST call', async () => {
+    const device = await aDevice(stack, { livenessttl: 1 });
+    await asDevice(stack, device)('GET', '/v2/device/status');
+    const adminView = async () => (await stack.admin('GET', `/v2/admin/devices/${device.deviceid}`)).body.status;
+    expect(await adminView()).to.equal(1);
+
+    await sleep(1100);
+
+    expect(await adminView()).to.equal(0);
+  });
+
   it('stops counting REST calls once the liveness TTL is set back to 0', async () => {
     const device = await aDevice(stack, { livenessttl: 60 });
     const client = asDevice(stack, device);
