@@ -7,11 +7,12 @@ import { AppError } from './errors';
 import { adminRouter } from './http/admin-router';
 import { deviceRouter } from './http/device-router';
 import { errorMiddleware } from './http/error-middleware';
+import { feedRouter, FeedRouterDeps } from './http/feed-router';
 import { MessagingService } from './messaging/service';
 import { ShadowService } from './shadows/service';
 import { UserTokens } from './tokens/user-tokens';
 
-export interface AppDeps {
+export interface AppDeps extends Omit<FeedRouterDeps, 'devices' | 'userTokens'> {
   logger: Logger;
   adminToken: string;
   devices: DeviceStore;
@@ -29,7 +30,14 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.use(errorMiddleware(deps.logger));
   // NETPIE clients call the Device API both with and without /v2 (netpie reference §1).
-  const routers = [adminRouter(deps), deviceRouter('/v2/device', deps), deviceRouter('/device', deps)];
+  // The data store likewise answers at /v2/feed and /feed (netpie reference §1: ds.netpie.io/feed).
+  const routers = [
+    adminRouter(deps),
+    deviceRouter('/v2/device', deps),
+    deviceRouter('/device', deps),
+    feedRouter('/v2/feed', deps),
+    feedRouter('/feed', deps),
+  ];
   for (const router of routers) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true, methodNotAllowed, notImplemented: methodNotAllowed }));

@@ -10,6 +10,12 @@ export const ERROR_STATUS = {
   KAIROS_QUERY_INVALID: 400,
   /** A js_function / js_filter / js_range script that failed, timed out or returned a non-number (reference §6.5). */
   SCRIPT_ERROR: 400,
+  /** The script sandbox's limits (src/timeseries/sandbox/limits.ts): time, heap, stack, script length, points per call. */
+  SCRIPT_TIMEOUT: 400,
+  SCRIPT_MEMORY_LIMIT: 400,
+  SCRIPT_STACK_OVERFLOW: 400,
+  SCRIPT_TOO_LONG: 400,
+  SCRIPT_INPUT_TOO_LARGE: 400,
   INVALID_TOPIC: 400,
   INVALID_TIMESTAMP: 400,
   BATCH_TOO_LARGE: 400,

@@ -8,6 +8,7 @@ import { createSqliteDeviceStore } from './adapters/sqlite-device-store';
 import { createSqliteShadowStore } from './adapters/sqlite-shadow-store';
 import { createSqliteTimeSeriesStore } from './adapters/sqlite-timeseries-store';
 import { resolveAdminToken } from './admin-token';
+import { version as VERSION } from '../package.json';
 import { createApp } from './app';
 import { Config } from './config';
 import { createPresence } from './devices/presence';
@@ -15,6 +16,7 @@ import { createRegistry } from './devices/service';
 import { createMessagingService } from './messaging/service';
 import { createShadowService } from './shadows/service';
 import { createOutboxRelay } from './timeseries/outbox-relay';
+import { createQuickJsSandbox } from './timeseries/sandbox/quickjs-sandbox';
 import { createUserTokens } from './tokens/user-tokens';
 
 export interface RunningServer {
@@ -57,6 +59,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const shadows = createSqliteShadowStore(db);
   const timeseries = createSqliteTimeSeriesStore(config.dataDir);
   const relay = createOutboxRelay(shadows, timeseries.writer, logger);
+  const sandbox = createQuickJsSandbox();
   const presence = createPresence(now);
   const broker = await createAedesBroker({ devices, presence, logger });
   const registry = createRegistry({ devices, sessions: broker.sessions, now });
@@ -69,6 +72,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     messaging: createMessagingService({ bus: broker.bus }),
     shadowService: createShadowService({ devices, shadows, relay, now }),
     userTokens: await createUserTokens(config.dataDir),
+    source: timeseries.source,
+    writer: timeseries.writer,
+    sandbox,
+    relay,
+    now,
+    version: `openpie ${VERSION} (KairosDB 1.2 query API)`,
   });
 
   const http = createHttpServer(app.callback());
@@ -84,6 +93,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       http.closeAllConnections();
       await mqttClosed;
       await relay.close();
+      await sandbox.close();
       timeseries.close();
       db.close();
     })());

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import JSON5 from 'json5';
 import getRawBody from 'raw-body';
 import { AppError } from '../errors';
 
@@ -7,6 +8,7 @@ export const BODY_LIMITS = {
   shadowWrite: 256 * 1024,
   batch: 1024 * 1024,
   admin: 16 * 1024,
+  query: 1024 * 1024,
 } as const;
 
 async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
@@ -24,10 +26,11 @@ async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
 const JSON_TYPES = ['application/json', 'text/plain'];
 
 /**
- * Reads a JSON body. Accepts `application/json` (and `+json` types), `text/plain` (some NETPIE clients send it) or no
+ * Reads a JSON body; `lenient` also takes single quotes, unquoted keys and comments (KairosDB's Gson reads query
+ * bodies so, reference §1). Accepts `application/json` (and `+json` types), `text/plain` (some NETPIE clients send it) or no
  * Content-Type; anything else, such as curl's default form encoding, is 415 with a hint.
  */
-export async function readJson(ctx: Context, limit: number): Promise<unknown> {
+export async function readJson(ctx: Context, limit: number, syntax: 'strict' | 'lenient' = 'strict'): Promise<unknown> {
   const type = ctx.request.type;
   if (type !== '' && !JSON_TYPES.includes(type) && !type.endsWith('+json')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `expected Content-Type: application/json, got ${type}`);
@@ -41,7 +44,7 @@ export async function readJson(ctx: Context, limit: number): Promise<unknown> {
   }
   if (text.trim() === '') throw new AppError('INVALID_JSON', 'body is empty; expected a JSON object');
   try {
-    return JSON.parse(text);
+    return syntax === 'strict' ? JSON.parse(text) : JSON5.parse(text);
   } catch (err) {
     throw new AppError('INVALID_JSON', `body is not valid JSON: ${(err as Error).message}`);
   }

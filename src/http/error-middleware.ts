@@ -23,14 +23,12 @@ export function errorMiddleware(logger: Logger): Middleware {
         throw new AppError('ROUTE_NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`);
       }
     } catch (err) {
-      if (err instanceof AppError) {
-        ctx.status = err.status;
-        ctx.body = { ...toErrorBody(err), requestId };
-      } else {
-        logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
-        ctx.status = 500;
-        ctx.body = { ...internalErrorBody(), requestId };
-      }
+      const body = err instanceof AppError ? toErrorBody(err) : internalErrorBody();
+      if (!(err instanceof AppError)) logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
+      // The data-store API speaks KairosDB, whose clients read `{"errors": [...]}` (kairosdb reference §1).
+      if (ctx.state.kairosErrors && !Array.isArray(body.errors)) body.errors = [body.message];
+      ctx.status = body.status;
+      ctx.body = { ...body, requestId };
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     logger.debug({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');

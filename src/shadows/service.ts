@@ -54,7 +54,7 @@ export function createShadowService({ devices, shadows, relay, now }: ShadowDeps
   /**
    * Reads, changes and stores with compare-and-set, retrying when another writer won the race. The write's points
    * are recorded whether or not the shadow changes (back-dated writes still feed the time series, issue 3 §1), in
-   * the same atomic step, and handed on to the time-series store before the reply.
+   * the same atomic step, and handed on to the time-series store right after.
    */
   async function update(
     deviceid: string,
@@ -67,7 +67,9 @@ export function createShadowService({ devices, shadows, relay, now }: ShadowDeps
       const next = change(current);
       if (next) checkSize(next.data);
       if (await shadows.commitShadowWrite({ shadow: next, expectedRev: current.rev, points })) {
-        if (points.length > 0) await relay.flush();
+        // The reply does not wait for the time-series store: the points are durable in the outbox already, and the
+        // data-store API drains the outbox before it answers a query, so a query still sees every acknowledged write.
+        if (points.length > 0) void relay.flush();
         return next ? { shadow: next, applied: true } : { shadow: current, applied: false };
       }
     }

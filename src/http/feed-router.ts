@@ -1,0 +1,80 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { DeviceStore } from '../devices/port';
+import { PointRelay } from '../timeseries/outbox-relay';
+import { PointWriter, SeriesSource } from '../timeseries/port';
+import { executeQuery, executeTagsQuery, ScriptSandbox, validateQuery, ValidatedQuery } from '../timeseries/query';
+import { UserTokens } from '../tokens/user-tokens';
+import { BODY_LIMITS, readJson } from './body';
+import { checkMetricsReadable, feedAuth, feedScopeOf, readableMetrics } from './feed-auth';
+import { singleQuery } from './query';
+
+export interface FeedRouterDeps {
+  devices: DeviceStore;
+  userTokens: UserTokens;
+  source: SeriesSource;
+  writer: PointWriter;
+  sandbox: ScriptSandbox;
+  relay: PointRelay;
+  now: () => number;
+  version: string;
+}
+
+/**
+ * The data-store API (spec 4.7, issue 3 §3) in KairosDB's own format, mounted at /v2/feed and /feed, so KairosDB
+ * tools can point at `{base}/v2/feed`. Every answer is scoped to what the caller may read.
+ */
+export function feedRouter(prefix: string, deps: FeedRouterDeps): Router {
+  const { devices, userTokens, source, writer, sandbox, relay, now } = deps;
+  const router = new Router({ prefix: `${prefix}/api/v1` });
+  // KairosDB clients read `errors` (reference §1); the error handler adds it to every error of these routes.
+  router.use(async (ctx, next) => {
+    ctx.state.kairosErrors = true;
+    await next();
+  });
+
+  // Like KairosDB's, the version needs no credentials: tools use it to test a connection.
+  router.get('/version', (ctx) => {
+    ctx.body = { version: deps.version };
+  });
+
+  router.use(feedAuth(devices, userTokens));
+  // Points of acknowledged shadow writes may still wait in the outbox: move them first, so every answer includes
+  // every write acknowledged before the request.
+  router.use(async (_ctx, next) => {
+    await relay.flush();
+    await next();
+  });
+
+  const readQuery = async (ctx: Context): Promise<ValidatedQuery> => {
+    const query = validateQuery(await readJson(ctx, BODY_LIMITS.query, 'lenient'), now());
+    await checkMetricsReadable(devices, feedScopeOf(ctx), [...query.metricNames, ...query.savedMetricNames]);
+    return query;
+  };
+
+  router.post('/datapoints/query', async (ctx) => {
+    ctx.body = await executeQuery(await readQuery(ctx), { source, sandbox, writer });
+  });
+
+  router.post('/datapoints/query/tags', async (ctx) => {
+    ctx.body = await executeTagsQuery(await readQuery(ctx), source);
+  });
+
+  router.get('/metricnames', async (ctx) => {
+    const readable = await readableMetrics(devices, feedScopeOf(ctx));
+    const names = await source.metricNames(singleQuery(ctx, 'prefix'));
+    ctx.body = { results: names.filter((n) => readable.has(n)) };
+  });
+
+  const tagListing = (pick: (tags: Record<string, string[]>) => string[]) => async (ctx: Context) => {
+    const found = new Set<string>();
+    for (const metric of await readableMetrics(devices, feedScopeOf(ctx))) {
+      for (const item of pick(await source.tagsOf(metric))) found.add(item);
+    }
+    ctx.body = { results: [...found].sort() };
+  };
+  router.get('/tagnames', tagListing((tags) => Object.keys(tags)));
+  router.get('/tagvalues', tagListing((tags) => Object.values(tags).flat()));
+
+  return router;
+}

@@ -1,0 +1,92 @@
+import { ScriptSandbox } from '../query/script-port';
+import { resolveSandboxLimits, SandboxLimits } from './limits';
+import { SandboxStats, startSandboxWorker } from './sandbox-worker';
+import { failureError, scriptTooLongError, tooManyPointsError } from './script-errors';
+import {
+  decodeBooleans, decodeNumbers, decodeRangeResults, JobReply, packPoints, packRanges,
+} from './script-job';
+import { POINT_PARAMETERS, RANGE_PARAMETERS, wrapScript } from './script-source';
+
+/**
+ * The ScriptSandbox of js_function, js_filter and js_range (reference §6.5): QuickJS compiled to WebAssembly
+ * (quickjs-emscripten), in a worker thread, a fresh runtime per call (issue 3: a real sandbox, not node:vm).
+ *
+ * What a script gets: ECMAScript builtins and its parameters, nothing of the host (no require, process, fetch,
+ * timers, modules or file system: no host function is ever installed). What it is held to: SandboxLimits.
+ *
+ * - js_function: `value` and `timestamp` (epoch ms) per point; must return a number.
+ * - js_filter: the same; must return a boolean, true keeps the point.
+ * - js_range: per range, both `values`, an iterator of points (`hasNext()`, `next()`, and `for…of`), and
+ *   `valueArray`, the range's values as a plain array of numbers; a point is `{timestamp, value}` with the module's
+ *   `getTimestamp()`, `getDoubleValue()` and `getLongValue()`, and `valueArray.size()` / `.get(i)` answer the
+ *   module's java.util.List calls. The module passed one or the other by `allocate_array`; the port has no such
+ *   flag, so both are always there. Returns a number, or with arrayResult an array of numbers.
+ *
+ * NaN and ±Infinity are numbers: they pass, as in the module (whose NaN check never fires).
+ */
+export interface QuickJsSandbox extends ScriptSandbox {
+  stats(): SandboxStats;
+  /** Terminates the sandbox thread; calls still queued are rejected. Idempotent. */
+  close(): Promise<void>;
+}
+
+export function createQuickJsSandbox(overrides: Partial<SandboxLimits> = {}): QuickJsSandbox {
+  const limits = resolveSandboxLimits(overrides);
+  const worker = startSandboxWorker(limits);
+
+  function checkScript(script: string): void {
+    const bytes = Buffer.byteLength(script, 'utf8');
+    if (bytes > limits.maxScriptBytes) throw scriptTooLongError(limits, bytes);
+  }
+
+  function checkPoints(timestamps: readonly number[], values: readonly number[]): void {
+    if (timestamps.length !== values.length) throw new Error('sandbox call with as many timestamps as values expected');
+    if (timestamps.length > limits.maxPointsPerCall) throw tooManyPointsError(limits);
+  }
+
+  const outputOf = (reply: JobReply): ArrayBuffer => {
+    if (!reply.ok) throw failureError(reply.failure);
+    return reply.output;
+  };
+
+  return {
+    async mapPoints(script, timestamps, values) {
+      checkScript(script);
+      checkPoints(timestamps, values);
+      // Like the module, which compiles on the first point: no points, no script run, no script error.
+      if (timestamps.length === 0) return [];
+      const reply = await worker.run({
+        kind: 'map', script: wrapScript(script, POINT_PARAMETERS), input: packPoints(timestamps, values),
+        pointCount: timestamps.length, rangeCount: 0, arrayResult: false,
+      });
+      return decodeNumbers(outputOf(reply), timestamps.length);
+    },
+
+    async filterPoints(script, timestamps, values) {
+      checkScript(script);
+      checkPoints(timestamps, values);
+      if (timestamps.length === 0) return [];
+      const reply = await worker.run({
+        kind: 'filter', script: wrapScript(script, POINT_PARAMETERS), input: packPoints(timestamps, values),
+        pointCount: timestamps.length, rangeCount: 0, arrayResult: false,
+      });
+      return decodeBooleans(outputOf(reply), timestamps.length);
+    },
+
+    async reduceRanges(script, ranges, arrayResult) {
+      checkScript(script);
+      for (const range of ranges) checkPoints(range.timestamps, range.values);
+      const total = ranges.reduce((sum, range) => sum + range.timestamps.length, 0);
+      if (total > limits.maxPointsPerCall || ranges.length > limits.maxPointsPerCall) throw tooManyPointsError(limits);
+      if (ranges.length === 0) return [];
+      const { input, pointCount } = packRanges(ranges);
+      const reply = await worker.run({
+        kind: 'reduce', script: wrapScript(script, RANGE_PARAMETERS), input, pointCount, rangeCount: ranges.length, arrayResult,
+      });
+      return decodeRangeResults(outputOf(reply), ranges.length, arrayResult);
+    },
+
+    stats: () => worker.stats(),
+    close: () => worker.close(),
+  };
+}
