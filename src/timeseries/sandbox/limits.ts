@@ -45,7 +45,7 @@ export type SandboxLimits = { readonly [K in keyof typeof SCRIPT_SANDBOX_LIMITS]
  * data and first heap. A call's memory starts at this size.
  */
 export const WASM_BASE_BYTES = 16 * MiB;
-const WASM_PAGE_BYTES = 64 * KiB;
+export const WASM_PAGE_BYTES = 64 * KiB;
 
 /** Heap for one call: the script's share plus the batch's. */
 export const callHeapBytes = (limits: SandboxLimits, pointCount: number, rangeCount: number): number =>

@@ -6,6 +6,8 @@ import { memoryFailure, scriptExecutionFailure, stackFailure, timeoutFailure } f
 import { ScriptFailure, ScriptJob } from './script-job';
 import { SCRIPT_FILE_NAME, WrappedScript } from './script-source';
 
+export type JobOutcome = { ok: true; output: ArrayBuffer } | { ok: false; failure: ScriptFailure };
+
 /**
  * Runs one job in a QuickJS runtime and context of its own, and disposes every handle, the context and the runtime
  * before returning (a leaked handle would abort QuickJS's JS_FreeRuntime).
@@ -14,9 +16,11 @@ import { SCRIPT_FILE_NAME, WrappedScript } from './script-source';
  * once cpuTimeMs have passed since the job started.
  * No host function is ever given to the context: the script sees only ECMAScript builtins.
  */
-export type JobOutcome = { ok: true; output: ArrayBuffer } | { ok: false; failure: ScriptFailure };
-
-export function runScriptJob(module: QuickJSWASMModule, job: ScriptJob, limits: SandboxLimits): JobOutcome {
+export function runScriptJob(
+  module: QuickJSWASMModule, job: ScriptJob, limits: SandboxLimits,
+  /** Whether the call's WebAssembly memory has grown to (about) its maximum. */
+  memoryExhausted: () => boolean,
+): JobOutcome {
   const deadline = performance.now() + limits.cpuTimeMs;
   let interrupted = false;
   const runtime = module.newRuntime();
@@ -28,7 +32,7 @@ export function runScriptJob(module: QuickJSWASMModule, job: ScriptJob, limits: 
     runtime.setInterruptHandler(() => (interrupted ||= performance.now() > deadline));
     const context = runtime.newContext();
     try {
-      return Scope.withScope((scope) => runInContext(context, scope, job, limits, () => interrupted));
+      return Scope.withScope((scope) => runInContext(context, scope, job, limits, { interrupted: () => interrupted, memoryExhausted }));
     } finally {
       context.dispose();
     }
@@ -37,9 +41,12 @@ export function runScriptJob(module: QuickJSWASMModule, job: ScriptJob, limits: 
   }
 }
 
-function runInContext(
-  context: QuickJSContext, scope: Scope, job: ScriptJob, limits: SandboxLimits, interrupted: () => boolean,
-): JobOutcome {
+interface Exhaustion {
+  interrupted(): boolean;
+  memoryExhausted(): boolean;
+}
+
+function runInContext(context: QuickJSContext, scope: Scope, job: ScriptJob, limits: SandboxLimits, exhaustion: Exhaustion): JobOutcome {
   // The harness is evaluated before the script is compiled, so it captures the builtins unmodified.
   const harness = context.evalCode(HARNESS_SOURCE, 'harness.js');
   if (harness.error) {
@@ -48,7 +55,7 @@ function runInContext(
   }
   const run = scope.manage(harness.value);
   const compiled = context.evalCode(job.script.source, SCRIPT_FILE_NAME);
-  if (compiled.error) return { ok: false, failure: classify(context, scope.manage(compiled.error), job, limits, interrupted) };
+  if (compiled.error) return { ok: false, failure: classify(context, scope.manage(compiled.error), job, limits, exhaustion) };
   const fn = scope.manage(compiled.value);
 
   const args = [
@@ -60,17 +67,19 @@ function runInContext(
     job.arrayResult ? context.true : context.false,
   ];
   const result = context.callFunction(run, context.undefined, ...args);
-  if (result.error) return { ok: false, failure: classify(context, scope.manage(result.error), job, limits, interrupted) };
+  if (result.error) return { ok: false, failure: classify(context, scope.manage(result.error), job, limits, exhaustion) };
   const bytes = scope.manage(context.getArrayBuffer(scope.manage(result.value)));
   // The view points into wasm memory, which the next allocation may move: copy it out now.
   return { ok: true, output: bytes.value.slice().buffer };
 }
 
 function classify(
-  context: QuickJSContext, error: QuickJSHandle, job: ScriptJob, limits: SandboxLimits, interrupted: () => boolean,
+  context: QuickJSContext, error: QuickJSHandle, job: ScriptJob, limits: SandboxLimits, exhaustion: Exhaustion,
 ): ScriptFailure {
   // Checked first: the error of an interrupted script is an uncatchable InternalError("interrupted").
-  if (interrupted()) return timeoutFailure(limits);
+  if (exhaustion.interrupted()) return timeoutFailure(limits);
+  // With no memory left even for the InternalError("out of memory"), QuickJS throws null instead.
+  if (context.sameValue(error, context.null) && exhaustion.memoryExhausted()) return memoryFailure(limits);
   const thrown = readThrown(context, error);
   if (thrown.message === 'out of memory') return memoryFailure(limits);
   if (thrown.message === 'stack overflow') return stackFailure(limits);

@@ -19,21 +19,25 @@ export interface SandboxWorker {
 }
 
 export interface SandboxStats {
-  /** Jobs run to a reply (success or script failure). */
+  /** Calls that ran to a reply (success or script failure). */
   readonly jobs: number;
-  /** Threads terminated because a job outlived cpuTimeMs + hardKillGraceMs, or died. */
+  /** Threads replaced because a call outlived cpuTimeMs + hardKillGraceMs, or the thread died. */
   readonly restarts: number;
-  /** Size of the QuickJS module's WebAssembly memory after the last job; it grows to the largest call and stays. */
+  /** Size the last call's WebAssembly memory grew to; every call starts with a fresh one of WASM_BASE_BYTES. */
   readonly wasmMemoryBytes: number;
 }
 
 /**
- * Native stack of the thread. Measured with QuickJS 2025-09-13: at a 256 KiB QuickJS stack limit, nested parsing
- * (`((((…`, `a=>a=>…`) and JSON.stringify of nested arrays overflowed an 8 MiB native stack under V8 at 512 KiB but
- * not at 256 KiB; 64x leaves headroom. Should V8's stack still run out, the thread reloads its module
- * (quickjs-worker.ts).
+ * Native stack of the thread. wasm frames take far more native stack than QuickJS counts against its own limit.
+ * Measured with QuickJS 2025-09-13: at a 512 KiB QuickJS limit, deeply nested source (`((((…`, `a=>a=>…`) overflowed
+ * an 8 MiB native stack before QuickJS noticed; at 256 KiB, 8 MiB sufficed for every case tried. 64 times the
+ * QuickJS limit (16 MiB by default) leaves twice that. Should V8's stack still run out, the call fails as a stack
+ * overflow and its wasm instance is dropped (quickjs-worker.ts).
  */
 const nativeStackMb = (limits: SandboxLimits): number => Math.max(16, Math.ceil((64 * limits.maxStackBytes) / (1024 * 1024)));
+
+/** A thread that has not loaded QuickJS by then (tsx and wasm compilation take well under a second) is dropped. */
+const THREAD_START_TIMEOUT_MS = 10_000;
 
 interface Pending {
   readonly job: ScriptJob;
@@ -66,7 +70,9 @@ export function startSandboxWorker(limits: SandboxLimits): SandboxWorker {
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`script sandbox thread exited with code ${code}`)));
     });
-    ready.then(() => worker.on('message', (reply: JobReply) => settle(worker, reply)), () => undefined);
+    const startTimer = setTimeout(() => died(worker, new Error('script sandbox thread did not start in time')), THREAD_START_TIMEOUT_MS);
+    ready.then(() => worker.on('message', (reply: JobReply) => settle(worker, reply)), () => undefined)
+      .finally(() => clearTimeout(startTimer));
     worker.on('error', (err) => died(worker, err));
     worker.on('exit', (code) => died(worker, new Error(`script sandbox thread exited with code ${code}`)));
     return { worker, ready };
