@@ -6,13 +6,18 @@ import { Registry } from './devices/service';
 import { AppError } from './errors';
 import { adminRouter } from './http/admin-router';
 import { deviceRouter } from './http/device-router';
+import { docsRouter } from './http/docs-router';
 import { errorMiddleware } from './http/error-middleware';
 import { feedRouter, FeedRouterDeps } from './http/feed-router';
+import { opsRouter, OpsRouterDeps } from './http/ops-router';
 import { MessagingService } from './messaging/service';
+import { httpMetrics } from './metrics/http-metrics';
+import { ServiceMetrics } from './metrics/service-metrics';
+import { KeyedRateLimiter } from './ratelimit/keyed-rate-limiter';
 import { ShadowService } from './shadows/service';
 import { UserTokens } from './tokens/user-tokens';
 
-export interface AppDeps extends Omit<FeedRouterDeps, 'devices' | 'userTokens'> {
+export interface AppDeps extends Omit<FeedRouterDeps, 'devices' | 'userTokens'>, Omit<OpsRouterDeps, 'metrics'> {
   logger: Logger;
   adminToken: string;
   devices: DeviceStore;
@@ -21,6 +26,8 @@ export interface AppDeps extends Omit<FeedRouterDeps, 'devices' | 'userTokens'> 
   messaging: MessagingService;
   shadowService: ShadowService;
   userTokens: UserTokens;
+  metrics: ServiceMetrics;
+  rateLimiter: KeyedRateLimiter;
 }
 
 const methodNotAllowed = () => new AppError('METHOD_NOT_ALLOWED', 'method not allowed on this path');
@@ -28,15 +35,19 @@ const methodNotAllowed = () => new AppError('METHOD_NOT_ALLOWED', 'method not al
 /** Builds the HTTP application; never listens (see main.ts). */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
+  // Outside the error middleware, so the metrics see the status the client gets.
+  app.use(httpMetrics(deps.metrics));
   app.use(errorMiddleware(deps.logger));
   // NETPIE clients call the Device API both with and without /v2 (netpie reference §1).
   // The data store likewise answers at /v2/feed and /feed (netpie reference §1: ds.netpie.io/feed).
   const routers = [
+    opsRouter(deps),
     adminRouter(deps),
     deviceRouter('/v2/device', deps),
     deviceRouter('/device', deps),
     feedRouter('/v2/feed', deps),
     feedRouter('/feed', deps),
+    docsRouter(),
   ];
   for (const router of routers) {
     app.use(router.routes());

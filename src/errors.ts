@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   SHADOW_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** A device over its per-device rate limit (RATE_LIMIT_RPS/RATE_LIMIT_BURST); the reply has Retry-After. */
+  RATE_LIMITED: 429,
   INTERNAL: 500,
   SHUTTING_DOWN: 503,
 } as const;

@@ -4,7 +4,8 @@ import { PortInUseError, startServer } from './server';
 
 /** `npm start`: read the environment, start, and close everything on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  // `npm start -- --demo` is DEMO=true: npm passes the flag on to this process.
+  const config = loadConfig(process.argv.includes('--demo') ? { ...process.env, DEMO: 'true' } : process.env);
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
   const stop = (signal: string) => {

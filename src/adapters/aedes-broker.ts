@@ -2,20 +2,39 @@ import { Aedes, AuthenticateError, Client } from 'aedes';
 import type { Logger } from 'pino';
 import { authenticateDevice } from '../devices/authenticate';
 import { secretsEqual } from '../devices/credentials';
+import { Device } from '../devices/device';
 import { DeviceStore, SessionControl } from '../devices/port';
 import { Presence } from '../devices/presence';
 import { AppError } from '../errors';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessageBus } from '../messaging/port';
-import { deviceTopic, externalTopic, internalTopic, malformedFilter, MSG, Scope, topicProblem } from '../messaging/topics';
+import {
+  deviceTopic,
+  externalTopic,
+  internalFilter,
+  internalTopic,
+  isDeviceFacing,
+  malformedFilter,
+  MSG,
+  Scope,
+  topicProblem,
+} from '../messaging/topics';
+import { MqttPublishLimit } from '../ratelimit/mqtt-publish-limit';
+import { ShadowService } from '../shadows/service';
+import { createShadowTopics } from './mqtt-shadow-topics';
 
 /** A filter aedes accepts but authorizeSubscribe always refuses; stands in for filters aedes would choke on. */
 const REFUSED_FILTER = '$openpie/refused';
+/** Where served shadow requests end: no subscription can match it, since every device filter is rewritten into a scope. */
+const SERVED_TOPIC = '$openpie/served';
 
 export interface AedesBrokerDeps {
   devices: DeviceStore;
   presence: Presence;
+  shadowService: ShadowService;
   logger: Logger;
+  /** The per-device rate limit of publishes; none when absent. */
+  publishLimit?: MqttPublishLimit;
 }
 
 export interface AedesBroker {
@@ -33,8 +52,9 @@ const NOT_AUTHORIZED = 5;
  * password = secret or empty. Every topic and filter is rewritten into the device's scope on the way in and back on
  * the way out (see messaging/topics.ts), so groups and private channels stay apart.
  */
-export async function createAedesBroker({ devices, presence, logger }: AedesBrokerDeps): Promise<AedesBroker> {
-  const scopes = new WeakMap<Client, Scope>();
+export async function createAedesBroker({ devices, presence, shadowService, logger, publishLimit }: AedesBrokerDeps): Promise<AedesBroker> {
+  /** The authenticated device of each connection; it is also the connection's scope. */
+  const scopes = new WeakMap<Client, Device>();
 
   const aedes = await Aedes.createBroker({
     // Device ids are 36-character UUIDs; MQTT 3.1 capped ClientIDs at 23 characters, aedes keeps that cap by default.
@@ -56,7 +76,7 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
         (device) => {
           const given = password?.toString() ?? '';
           if (given !== '' && !secretsEqual(given, device.secret)) return refuse('wrong secret');
-          scopes.set(client, { deviceid: device.deviceid, projectid: device.projectid, groupid: device.groupid });
+          scopes.set(client, device);
           done(null, true);
         },
         (err: unknown) => refuse(err instanceof AppError ? err.code : 'store unavailable'),
@@ -67,6 +87,21 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
     authorizePublish(client, packet, done) {
       const scope = client && scopes.get(client);
       if (!scope) return done(new Error('not authenticated'));
+      // Over the rate limit: the reason goes out on @private/error before the connection closes. A closed client's
+      // publish is its Last Will, one per connection, so it is not limited.
+      if (publishLimit && !client.closed && !publishLimit.allowPublish(scope.deviceid)) {
+        return void publishLimit.refusePublish(scope.deviceid, bus).then(() => done(new Error('rate limited')));
+      }
+      if (shadowTopics.isRequest(packet.topic)) {
+        // Served here, answered on the device's own topics, then completed without being forwarded: aedes still
+        // acknowledges it as its QoS asks, once the request is served. Its size is checked by the request's reader,
+        // which answers with an error instead of closing the connection.
+        const topic = packet.topic;
+        packet.topic = SERVED_TOPIC;
+        packet.retain = false;
+        const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+        return void shadowTopics.serve(scope, topic, payload).then(() => done(null));
+      }
       const parsed = deviceTopic(packet.topic);
       const problem =
         parsed?.family !== MSG
@@ -86,13 +121,12 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
     // A persistent session's restored subscriptions arrive here already internal, and stay in the device's scope.
     authorizeSubscribe(client, sub, done) {
       const scope = scopes.get(client);
-      const external = scope && (externalTopic(scope, sub.topic) ?? sub.topic);
-      const parsed = external === undefined ? undefined : deviceTopic(external);
-      if (!scope || !parsed || topicProblem(parsed.rest, true, parsed.family)) {
+      const internal = scope && internalFilter(scope, externalTopic(scope, sub.topic) ?? sub.topic);
+      if (internal === undefined) {
         logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused');
         return done(null, null);
       }
-      sub.topic = internalTopic(scope, parsed.family, parsed.rest);
+      sub.topic = internal;
       done(null, sub);
     },
 
@@ -100,7 +134,7 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
       const scope = scopes.get(client);
       if (!scope) return null;
       // Queued messages of a persistent session come back already external (deliverQueuedWithExternalTopics).
-      if (deviceTopic(packet.topic)) return packet;
+      if (isDeviceFacing(packet.topic)) return packet;
       const topic = externalTopic(scope, packet.topic);
       return topic === undefined ? null : { ...packet, topic };
     },
@@ -124,18 +158,19 @@ export async function createAedesBroker({ devices, presence, logger }: AedesBrok
   });
   aedes.on('clientError', (client, err) => logger.debug({ deviceid: client.id, err: err.message }, 'mqtt client error'));
 
+  const bus: MessageBus = {
+    publish: (topic, payload) =>
+      new Promise((resolve, reject) =>
+        aedes.publish({ cmd: 'publish', topic, payload, qos: 0, retain: false, dup: false }, (err) => (err ? reject(err) : resolve())),
+      ),
+  };
+  const shadowTopics = createShadowTopics({ shadowService, bus, logger });
+
   const clients = () => (aedes as unknown as { clients: Record<string, Client | undefined> }).clients;
 
   return {
     aedes,
-    bus: {
-      publish: (topic, payload) =>
-        new Promise((resolve, reject) =>
-          aedes.publish({ cmd: 'publish', topic, payload, qos: 0, retain: false, dup: false }, (err) =>
-            err ? reject(err) : resolve(),
-          ),
-        ),
-    },
+    bus,
     sessions: {
       disconnectDevice(deviceid, reason) {
         const client = clients()[deviceid];
@@ -191,9 +226,6 @@ function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): void {
     }
     const scope = scopes.get(client);
     if (packet.cmd !== 'unsubscribe' || !scope || !packet.unsubscriptions) return;
-    packet.unsubscriptions = packet.unsubscriptions.map((filter) => {
-      const parsed = deviceTopic(filter);
-      return parsed ? internalTopic(scope, parsed.family, parsed.rest) : filter;
-    });
+    packet.unsubscriptions = packet.unsubscriptions.map((filter) => internalFilter(scope, filter) ?? filter);
   });
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { ReadinessCheck } from '../health/port';
 import { Point, StoredSeries } from '../timeseries/point';
 import { PointWriter, SeriesSource } from '../timeseries/port';
 import { assertValidPoints } from '../timeseries/validate-points';
@@ -7,6 +8,7 @@ import { canonicalTags, SeriesCatalog, SeriesEntry } from './sqlite-timeseries-c
 import { createGroupCommit } from './sqlite-timeseries-group-commit';
 import { HeadFragments } from './sqlite-timeseries-head';
 import { combineRuns, mergePreferringNewer, runFromPoints } from './sqlite-timeseries-runs';
+import { sqliteReadinessCheck } from './sqlite-readiness';
 import { openSqliteTimeSeriesDatabase } from './sqlite-timeseries-schema';
 
 /**
@@ -30,6 +32,8 @@ export const DEFAULT_TIMESERIES_LAYOUT: TimeSeriesLayout = { blockPoints: 2048, 
 export interface SqliteTimeSeriesStore {
   readonly writer: PointWriter;
   readonly source: SeriesSource;
+  /** For /readyz: a trivial query on timeseries.db. */
+  readonly readiness: ReadinessCheck;
   /** Idempotent; later calls of the writer and the source reject with SHUTTING_DOWN. */
   close(): void;
 }
@@ -134,6 +138,7 @@ export function createSqliteTimeSeriesStore(
   return {
     writer,
     source,
+    readiness: sqliteReadinessCheck('timeseries', db),
     close() {
       if (closed) return;
       closed = true;

@@ -35,7 +35,11 @@ export async function readJson(ctx: Context, limit: number, syntax: 'strict' | '
   if (type !== '' && !JSON_TYPES.includes(type) && !type.endsWith('+json')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `expected Content-Type: application/json, got ${type}`);
   }
-  const raw = await readRaw(ctx, limit);
+  return parseJson(await readRaw(ctx, limit), syntax);
+}
+
+/** Parses a body already read, for every transport: UTF-8, not empty, then strict or lenient JSON (see readJson). */
+export function parseJson(raw: Buffer, syntax: 'strict' | 'lenient'): unknown {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(raw);

@@ -5,10 +5,13 @@ import { Presence } from '../devices/presence';
 import { AppError } from '../errors';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessagingService } from '../messaging/service';
+import { ServiceMetrics } from '../metrics/service-metrics';
+import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
 import { ShadowService } from '../shadows/service';
 import { Shadow } from '../shadows/shadow';
 import { BODY_LIMITS, readJson, readMessage } from './body';
 import { callerOf, deviceAuth } from './device-auth';
+import { deviceRateLimit } from './device-rate-limit';
 import { singleQuery } from './query';
 
 export interface DeviceRouterDeps {
@@ -16,6 +19,9 @@ export interface DeviceRouterDeps {
   presence: Presence;
   messaging: MessagingService;
   shadowService: ShadowService;
+  /** Per-device buckets, shared with the MQTT broker's publishes. */
+  rateLimiter: KeyedRateLimiter;
+  metrics: Pick<ServiceMetrics, 'countRateLimitRefusal'>;
 }
 
 /** The topic of `/message/{any}/{topic}` or of `/message?topic=` (spec 4.2, 4.3), exactly one of them. */
@@ -44,6 +50,7 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   const { devices, presence, messaging, shadowService } = deps;
   const router = new Router({ prefix });
   router.use(deviceAuth(devices, presence));
+  router.use(deviceRateLimit(deps.rateLimiter, deps.metrics));
 
   router.get('/status', (ctx) => {
     const d = callerOf(ctx);

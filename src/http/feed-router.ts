@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DeviceStore } from '../devices/port';
+import { ServiceMetrics } from '../metrics/service-metrics';
 import { PointRelay } from '../timeseries/outbox-relay';
 import { PointWriter, SeriesSource } from '../timeseries/port';
 import { executeQuery, executeTagsQuery, ScriptSandbox, validateQuery, ValidatedQuery } from '../timeseries/query';
@@ -18,6 +19,7 @@ export interface FeedRouterDeps {
   relay: PointRelay;
   now: () => number;
   version: string;
+  metrics: Pick<ServiceMetrics, 'timeQuery'>;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface FeedRouterDeps {
  * tools can point at `{base}/v2/feed`. Every answer is scoped to what the caller may read.
  */
 export function feedRouter(prefix: string, deps: FeedRouterDeps): Router {
-  const { devices, userTokens, source, writer, sandbox, relay, now } = deps;
+  const { devices, userTokens, source, writer, sandbox, relay, now, metrics } = deps;
   const router = new Router({ prefix: `${prefix}/api/v1` });
   // KairosDB clients read `errors` (reference §1); the error handler adds it to every error of these routes.
   router.use(async (ctx, next) => {
@@ -53,11 +55,13 @@ export function feedRouter(prefix: string, deps: FeedRouterDeps): Router {
   };
 
   router.post('/datapoints/query', async (ctx) => {
-    ctx.body = await executeQuery(await readQuery(ctx), { source, sandbox, writer });
+    const query = await readQuery(ctx);
+    ctx.body = await metrics.timeQuery('datapoints', () => executeQuery(query, { source, sandbox, writer }));
   });
 
   router.post('/datapoints/query/tags', async (ctx) => {
-    ctx.body = await executeTagsQuery(await readQuery(ctx), source);
+    const query = await readQuery(ctx);
+    ctx.body = await metrics.timeQuery('tags', () => executeTagsQuery(query, source));
   });
 
   router.get('/metricnames', async (ctx) => {

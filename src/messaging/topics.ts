@@ -14,6 +14,12 @@ export const MSG = '@msg';
 export const PRIVATE = '@private';
 export type Family = typeof MSG | typeof PRIVATE;
 
+/**
+ * Notices of the device's own shadow writes (netpie reference §3.2, §3.4). Devices may only subscribe to it, and it
+ * lives in the device's private namespace: no other device can ever see it.
+ */
+export const SHADOW_UPDATED = '@shadow/data/updated';
+
 export interface Scope {
   projectid: string;
   groupid: string;
@@ -69,10 +75,23 @@ export const groupTopic = (s: Pick<Scope, 'projectid' | 'groupid'>, rest: string
 
 export const privateTopic = (deviceid: string, rest: string) => `${DEVICE_PREFIX}${deviceid}/${PRIVATE}/${rest}`;
 
+export const shadowUpdatedTopic = (deviceid: string) => `${DEVICE_PREFIX}${deviceid}/${SHADOW_UPDATED}`;
+
 /** The internal topic a device's own topic or filter maps to. */
 export function internalTopic(scope: Scope, family: Family, rest: string): string {
   return family === MSG ? groupTopic(scope, rest) : privateTopic(scope.deviceid, rest);
 }
+
+/** The internal filter a device's subscription maps to, or undefined when the device may not subscribe to it. */
+export function internalFilter(scope: Scope, filter: string): string | undefined {
+  if (filter === SHADOW_UPDATED) return shadowUpdatedTopic(scope.deviceid);
+  const parsed = deviceTopic(filter);
+  if (!parsed || topicProblem(parsed.rest, true, parsed.family)) return undefined;
+  return internalTopic(scope, parsed.family, parsed.rest);
+}
+
+/** True for a topic as devices write it, i.e. not one of the broker's internal topics. */
+export const isDeviceFacing = (topic: string) => topic === SHADOW_UPDATED || deviceTopic(topic) !== undefined;
 
 /**
  * The topic a device should see for an internal topic, or undefined when the message is not for this device (a

@@ -168,8 +168,11 @@ function decodeBatchItem(raw: unknown, index: number, now: number): { data: Json
   }
   const given = item.ts ?? item.timestamp;
   if (given === undefined) throw new AppError('INVALID_BATCH_ITEM', `batch item ${index}: "ts" is required`, { index });
-  const ts = resolveWriteTime(given, now, 'INVALID_BATCH_ITEM', `batch item ${index}: ts`);
-  return { data: item.data, ts };
+  try {
+    return { data: item.data, ts: resolveWriteTime(given, now, 'INVALID_BATCH_ITEM', `batch item ${index}: ts`) };
+  } catch (err) {
+    throw err instanceof AppError ? new AppError(err.code, err.message, { index }) : err;
+  }
 }
 
 function checkSize(data: JsonObject): void {

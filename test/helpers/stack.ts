@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { RunningServer, startServer } from '../../src/server';
+import { RunningServer, ServerOptions, startServer } from '../../src/server';
 import { HttpClient, httpClient } from './http';
 
 export interface Stack {
@@ -11,6 +12,8 @@ export interface Stack {
   dataDir: string;
   baseUrl: string;
   mqttUrl: string;
+  /** `coap://127.0.0.1:<port>`, UDP. */
+  coapUrl: string;
   http: HttpClient;
   /** Admin calls, already authorised. */
   admin: HttpClient;
@@ -18,26 +21,40 @@ export interface Stack {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-/** A whole service on free ports with its own data dir: real HTTP, real MQTT, real SQLite. */
-export async function startStack(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Stack> {
+/** A whole service on free ports with its own data dir: real HTTP, real MQTT, real CoAP, real SQLite. */
+export async function startStack(
+  opts: {
+    dataDir?: string;
+    env?: Record<string, string>;
+    /** Where log lines go instead of stdout (set LOG_LEVEL in `env` too: tests log nothing by default). */
+    logStream?: DestinationStream;
+  } & ServerOptions = {},
+): Promise<Stack> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'openpie-test-'));
   const config = loadConfig({
     PORT: '0',
     MQTT_PORT: '0',
+    COAP_PORT: '0',
     HOST: '127.0.0.1',
     MQTT_HOST: '127.0.0.1',
+    COAP_HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ADMIN_TOKEN: 'test-admin-token-0123456789',
+    // Suites drive one device hard; the per-device limit is off unless a suite sets it (test/integration/ops).
+    RATE_LIMIT_RPS: '0',
     ...opts.env,
   });
-  const server = await startServer(config, createLogger(config.logLevel));
+  const server = await startServer(config, createLogger(config.logLevel, opts.logStream), {
+    readinessChecks: opts.readinessChecks,
+  });
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   return {
     server,
     dataDir,
     baseUrl,
     mqttUrl: `mqtt://127.0.0.1:${server.mqttPort}`,
+    coapUrl: `coap://127.0.0.1:${server.coapPort}`,
     http: httpClient(baseUrl),
     admin: httpClient(baseUrl, { authorization: `Bearer ${server.adminToken}` }),
     async stop({ keepData = false } = {}) {

@@ -51,6 +51,10 @@ function runInContext(context: QuickJSContext, scope: Scope, job: ScriptJob, lim
   const harness = context.evalCode(HARNESS_SOURCE, 'harness.js');
   if (harness.error) {
     scope.manage(harness.error);
+    // On a loaded machine the harness itself can meet the call's deadline or a memory left short: the script's
+    // limits, reported as such, not a fault of ours.
+    if (exhaustion.interrupted()) return { ok: false, failure: timeoutFailure(limits) };
+    if (exhaustion.memoryExhausted()) return { ok: false, failure: memoryFailure(limits) };
     throw new Error(`sandbox harness failed to start: ${describeThrown(context, harness.error, job.script)}`);
   }
   const run = scope.manage(harness.value);

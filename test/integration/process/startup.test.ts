@@ -15,7 +15,7 @@ interface Run {
 
 function startMain(env: Record<string, string>): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', MQTT_HOST: '127.0.0.1', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', MQTT_HOST: '127.0.0.1', COAP_HOST: '127.0.0.1', COAP_PORT: '0', ...env },
   });
   let output = '';
   child.stdout!.on('data', (b) => (output += b));

@@ -1,0 +1,154 @@
+import type { Logger } from 'pino';
+import { decodeOrThrow } from '../decode-errors';
+import { Device } from '../devices/device';
+import { AppError, ErrorBody, internalErrorBody, toErrorBody } from '../errors';
+import { isJsonObject } from '../json';
+import { MESSAGE_LIMITS } from '../messaging/limits';
+import { MessageBus } from '../messaging/port';
+import { privateTopic, shadowUpdatedTopic } from '../messaging/topics';
+import { AckId, ShadowWriteRequest } from '../shadows/codecs';
+import { ShadowService } from '../shadows/service';
+import { Shadow } from '../shadows/shadow';
+
+/**
+ * The topics on which a device asks for its own shadow (netpie reference §3.2), each with the topic under the
+ * device's `@private/` that carries its replies and its errors.
+ */
+const REPLY_TOPIC = {
+  '@shadow/data/get': 'shadow/data/get/response',
+  '@shadow/data/update': 'shadow/data/update/response',
+  '@shadow/batch/update': 'shadow/batch/update/response',
+} as const;
+
+type RequestTopic = keyof typeof REPLY_TOPIC;
+
+const isRequestTopic = (topic: string): topic is RequestTopic => Object.hasOwn(REPLY_TOPIC, topic);
+
+/** The shadow over native MQTT (issue 5 §1): what the broker asks of it. */
+export interface ShadowTopics {
+  /** True for `@shadow/data/get`, `@shadow/data/update` and `@shadow/batch/update`. */
+  isRequest(topic: string): boolean;
+  /**
+   * Serves one request and publishes its replies. The requests of one device are served one at a time, in the order
+   * they were handed in, so an update followed by a get reads the update. Never rejects: every failure becomes an
+   * error reply.
+   */
+  serve(device: Device, topic: string, payload: Buffer): Promise<void>;
+}
+
+export interface ShadowTopicsDeps {
+  shadowService: ShadowService;
+  /** Delivers the replies; topics are internal (messaging/topics.ts). */
+  bus: MessageBus;
+  logger: Logger;
+}
+
+export function createShadowTopics({ shadowService, bus, logger }: ShadowTopicsDeps): ShadowTopics {
+  /** The tail of each device's queue of requests; dropped once it is served and nothing came after it. */
+  const queues = new Map<string, Promise<void>>();
+
+  const publishJson = (topic: string, body: object) => bus.publish(topic, Buffer.from(JSON.stringify(body)));
+
+  /** The story of each request; throws AppError for anything the device did wrong. */
+  async function handle(device: Device, topic: RequestTopic, payload: Buffer): Promise<void> {
+    const reply = (body: object) => publishJson(privateTopic(device.deviceid, REPLY_TOPIC[topic]), body);
+    switch (topic) {
+      case '@shadow/data/get':
+        // The payload is meant to be empty (reference §3.2); whatever a client sends there is ignored.
+        return reply(shadowBody(await shadowService.readShadow(device)));
+      case '@shadow/data/update': {
+        const request = decodeOrThrow(ShadowWriteRequest, parseJsonPayload(payload));
+        // Merge is the default over MQTT (reference §3.2); an explicit `merged` wins, as over REST.
+        const { shadow, applied } = await shadowService.writeShadow(device, undefined, request, true);
+        // A back-dated write changes nothing, so nothing is announced (reference §3.3: no "updated" event).
+        if (!applied) return;
+        // `data` is what was written, the `$NEW` side (reference §3.4), so clients can merge it into their copy.
+        const { deviceid, rev, modified, timestamp } = shadow;
+        return publishJson(shadowUpdatedTopic(deviceid), { deviceid, data: request.data, rev, modified, timestamp });
+      }
+      case '@shadow/batch/update': {
+        const { response } = await shadowService.writeBatch(device, undefined, parseJsonPayload(payload), true);
+        // Without `ackid` NETPIE sends nothing back on success (reference §3.5); errors are always sent.
+        if (response.ackid === undefined) return;
+        const { ackid, total, mints, maxts, applied } = response;
+        return reply({ ackid, total, mints, maxts, applied });
+      }
+    }
+  }
+
+  async function serveNow(device: Device, topic: RequestTopic, payload: Buffer): Promise<void> {
+    const started = process.hrtime.bigint();
+    let code: string | undefined;
+    try {
+      await handle(device, topic, payload);
+    } catch (err) {
+      const body = errorBody(err, topic, payload);
+      code = body.code;
+      if (!(err instanceof AppError)) logger.error({ err, deviceid: device.deviceid, topic }, 'mqtt shadow request failed');
+      await publishJson(privateTopic(device.deviceid, REPLY_TOPIC[topic]), body).catch((publishErr: unknown) =>
+        logger.warn({ err: publishErr, deviceid: device.deviceid, topic }, 'mqtt shadow error reply not delivered'),
+      );
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    logger.debug({ deviceid: device.deviceid, topic, code, ms }, 'mqtt shadow request');
+  }
+
+  return {
+    isRequest: isRequestTopic,
+    serve(device, topic, payload) {
+      if (!isRequestTopic(topic)) return Promise.resolve();
+      const { deviceid } = device;
+      const served = (queues.get(deviceid) ?? Promise.resolve()).then(() => serveNow(device, topic, payload));
+      queues.set(deviceid, served);
+      return served.finally(() => {
+        if (queues.get(deviceid) === served) queues.delete(deviceid);
+      });
+    },
+  };
+}
+
+/** The reply to `@shadow/data/get`: the REST body without `status`, `deviceid` then `data` first (reference §3.4). */
+const shadowBody = (s: Shadow) => ({ deviceid: s.deviceid, data: s.data, rev: s.rev, modified: s.modified, timestamp: s.timestamp });
+
+/**
+ * The REST error body (README "Errors", without `requestId`). A batch error starts with the request's `ackid` when
+ * it has a usable one, as NETPIE's own batch errors do (reference §3.4).
+ */
+function errorBody(err: unknown, topic: RequestTopic, payload: Buffer): ErrorBody {
+  const body = err instanceof AppError ? toErrorBody(err) : internalErrorBody();
+  const ackid = topic === '@shadow/batch/update' ? ackIdOf(payload) : undefined;
+  return ackid === undefined ? body : { ackid, ...body };
+}
+
+function ackIdOf(payload: Buffer): string | number | undefined {
+  try {
+    const parsed: unknown = parseJsonPayload(payload);
+    return isJsonObject(parsed) && AckId.is(parsed.ackid) ? parsed.ackid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A request payload as JSON, read like a REST body (README "Request bodies"). The limit is the broker's PUBLISH limit,
+ * which equals the REST limit of a single write and is below the REST batch limit (1 MiB).
+ */
+function parseJsonPayload(payload: Buffer): unknown {
+  if (payload.length > MESSAGE_LIMITS.maxPayloadBytes) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `payload is larger than ${MESSAGE_LIMITS.maxPayloadBytes} bytes`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(payload);
+  } catch {
+    throw new AppError('INVALID_JSON', 'payload is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new AppError('INVALID_JSON', 'payload is empty; expected a JSON object');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AppError('INVALID_JSON', `payload is not valid JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,47 @@
+import { AppError } from '../errors';
+import { InvalidPointError } from '../timeseries/validate-points';
+import { ServiceMetrics } from './service-metrics';
+
+/**
+ * A failure of the backend itself (a driver, disk or network error), as opposed to an answer about the request:
+ * adapters translate those into AppErrors (DEVICE_NOT_FOUND, SHUTTING_DOWN), and an InvalidPointError is a fault of
+ * the caller.
+ */
+const isBackendError = (err: unknown) => !(err instanceof AppError) && !(err instanceof InvalidPointError);
+
+/**
+ * The port with every method wrapped so that a backend failure, thrown or rejected, counts in
+ * `openpie_backend_errors_total{backend}`. The error still reaches the caller unchanged.
+ */
+export function countBackendErrors<T extends object>(
+  backend: string,
+  port: T,
+  metrics: Pick<ServiceMetrics, 'backendErrors'>,
+): T {
+  const count = (err: unknown) => {
+    if (isBackendError(err)) metrics.backendErrors.inc({ backend });
+  };
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(port, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      if (!wrapped.has(key)) {
+        wrapped.set(key, (...args: unknown[]) => {
+          try {
+            const result: unknown = value.apply(target, args);
+            if (!(result instanceof Promise)) return result;
+            return result.catch((err: unknown) => {
+              count(err);
+              throw err;
+            });
+          } catch (err) {
+            count(err);
+            throw err;
+          }
+        });
+      }
+      return wrapped.get(key);
+    },
+  });
+}

@@ -1,0 +1,119 @@
+import { ERROR_STATUS, ErrorCode } from '../errors';
+import { Response, Schema, schemaRef } from './types';
+
+/** Every code of src/errors.ts, in its order; the document can never name fewer than the service may send. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** The one error body of every route (README "Errors"); the extra members appear only with the codes named. */
+export const ErrorSchema: Schema = {
+  type: 'object',
+  description:
+    'The one error body of every route. `status` repeats the HTTP code and `requestId` the `X-Request-Id` header. ' +
+    'The data-store API (`/feed/api/v1`) also sends KairosDB\'s `errors` list on every error.',
+  required: ['status', 'code', 'message', 'requestId'],
+  properties: {
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    code: { type: 'string', enum: ERROR_CODES, description: 'Stable code; see the README table "Errors".' },
+    message: { type: 'string', description: 'For people; 5xx messages are generic (details only in the log).' },
+    requestId: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Validation problems as `path: problem (got value)` lines, or KairosDB\'s messages.',
+    },
+    errcode: { const: 429, description: '`BATCH_TOO_LARGE` only: the code NETPIE devices already parse.' },
+    inputsize: { type: 'integer', description: '`BATCH_TOO_LARGE` only: number of items sent.' },
+    ackid: { type: ['string', 'number'], description: '`BATCH_TOO_LARGE` only: the batch\'s `ackid`, echoed.' },
+    index: { type: 'integer', description: '`INVALID_BATCH_ITEM` only: index of the bad item.' },
+    retryAfter: { type: 'integer', description: '`RATE_LIMITED` only: seconds to wait, as in the `Retry-After` header.' },
+  },
+};
+
+/** One example message per code, so each error response shows what a client will read. */
+const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
+  INVALID_JSON: 'body is not valid JSON: Unexpected end of JSON input',
+  INVALID_BODY: 'data: expected a JSON object of fields (got 5)',
+  INVALID_QUERY: 'query parameter "alias" given more than once',
+  KAIROS_QUERY_INVALID: 'query.metric[0].name may not be empty',
+  SCRIPT_ERROR: 'Error during script execution, please check the syntax: ReferenceError: x is not defined',
+  SCRIPT_TIMEOUT: 'Script execution exceeded the time limit of 1000 ms',
+  SCRIPT_MEMORY_LIMIT: 'Script execution ran out of memory: the limit is 32 MiB per call, on top of the points it is given',
+  SCRIPT_STACK_OVERFLOW: 'Script execution exceeded the stack limit of 256 KiB (recursion too deep)',
+  SCRIPT_TOO_LONG: 'Script is 10300 bytes long, over the limit of 10240 bytes',
+  SCRIPT_INPUT_TOO_LARGE: 'Number of points in script call exceeds configured limit of 1000000',
+  INVALID_TOPIC: 'give the topic in the path or in ?topic=, not both',
+  INVALID_TIMESTAMP: 'timestamp: more than 24 hours ahead',
+  BATCH_TOO_LARGE: 'batch size exceeds 100',
+  INVALID_BATCH_ITEM: 'batch item 3: data: expected a JSON object of fields (got "x")',
+  MISSING_CREDENTIALS: 'send Authorization: Device <ClientID>:<token>',
+  INVALID_CREDENTIALS: 'unknown device or wrong token',
+  DEVICE_DISABLED: 'this device is disabled',
+  DEVICE_BANNED: 'this device is banned',
+  OTHER_GROUP: 'device "lamp" is not in your group',
+  METRIC_FORBIDDEN: 'metric 5d0c… is not a device you may read',
+  DEVICE_NOT_FOUND: 'no device with id 5d0c…',
+  ALIAS_NOT_FOUND: 'no device named "lamp" in your group',
+  ROUTE_NOT_FOUND: 'no route for GET /v2/device/nothing',
+  METHOD_NOT_ALLOWED: 'method not allowed on this path',
+  ALIAS_TAKEN: 'alias "lamp" is already used in group lights',
+  PAYLOAD_TOO_LARGE: 'body is larger than 262144 bytes',
+  SHADOW_TOO_LARGE: 'shadow would be 70012 bytes; the limit is 65536',
+  UNSUPPORTED_MEDIA_TYPE: 'expected Content-Type: application/json, got application/x-www-form-urlencoded',
+  RATE_LIMITED: 'this device is over its limit of 20 requests per second (bursts of 40); retry after 1 s',
+  INTERNAL: 'internal server error',
+  SHUTTING_DOWN: 'the time-series store is closed',
+};
+
+const EXTRA_MEMBERS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
+  BATCH_TOO_LARGE: { errcode: 429, inputsize: 101, ackid: 1839 },
+  INVALID_BATCH_ITEM: { index: 3 },
+  KAIROS_QUERY_INVALID: { errors: ['query.metric[0].name may not be empty'] },
+  RATE_LIMITED: { retryAfter: 1 },
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'No or wrong credentials',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal error',
+  503: 'Shutting down',
+};
+
+/** Errors every call may meet, whatever it does. */
+export const ALWAYS: readonly ErrorCode[] = ['INTERNAL'];
+export const DEVICE_AUTH_ERRORS: readonly ErrorCode[] = ['MISSING_CREDENTIALS', 'INVALID_CREDENTIALS', 'DEVICE_DISABLED', 'DEVICE_BANNED'];
+/** The Device API also limits each device's request rate (RATE_LIMIT_RPS). */
+export const DEVICE_API_ERRORS: readonly ErrorCode[] = [...DEVICE_AUTH_ERRORS, 'RATE_LIMITED'];
+export const JSON_BODY_ERRORS: readonly ErrorCode[] = ['INVALID_JSON', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+
+/** The documented error responses of an operation: its codes grouped by HTTP status, one example per code. */
+export function errorResponses(...groups: (readonly ErrorCode[])[]): Record<string, Response> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...groups.flat(), ...ALWAYS])) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, Response> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = {
+      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } } : {}),
+      description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+      content: {
+        'application/json': {
+          schema: schemaRef('Error'),
+          examples: Object.fromEntries(codes.map((code) => [code, {
+            summary: code,
+            value: { status, code, message: EXAMPLE_MESSAGES[code], requestId: '8f1c2a7e-…', ...EXTRA_MEMBERS[code] },
+          }])),
+        },
+      },
+    };
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+import { expect } from 'chai';
+import { aDevice, aGroup } from '../../helpers/devices';
+import { collect, connectDevice, endAll, nextMessage, sleep } from '../../helpers/mqtt';
+import { closeOf } from '../../helpers/mqtt-expect';
+import { scrape, valueOf } from '../../helpers/prometheus';
+import { asDevice, expectError } from '../../helpers/rest-device';
+import { startStack, Stack } from '../../helpers/stack';
+
+/** A small limit, so a test floods a device in a few calls: a token every 2 seconds, bursts of three. */
+const LIMIT = { RATE_LIMIT_RPS: '0.5', RATE_LIMIT_BURST: '3' };
+
+describe('per-device rate limit on the REST Device API', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ env: LIMIT });
+  });
+  after(() => stack.stop());
+
+  it('answers 429 RATE_LIMITED with Retry-After once a device is over its limit', async () => {
+    const call = asDevice(stack, await aDevice(stack));
+    for (let i = 0; i < 3; i++) expect((await call('GET', '/v2/device/status')).status).to.equal(200);
+
+    const res = await call('GET', '/v2/device/status');
+
+    expectError(res, 429, 'RATE_LIMITED');
+    expect(res.headers.get('retry-after')).to.equal('2');
+    expect(res.body.retryAfter).to.equal(2);
+    expect(res.body.message).to.contain('0.5 requests per second');
+  });
+
+  it('leaves the other devices alone, in the same group too', async () => {
+    const [noisy, quiet] = await aGroup(stack, 2);
+    const flood = await Promise.all([1, 2, 3, 4, 5, 6].map(() => asDevice(stack, noisy)('PUT', '/v2/device/message/a', { body: 'x' })));
+    expect(flood.map((r) => r.status)).to.include(429);
+
+    const res = await asDevice(stack, quiet)('PUT', '/v2/device/message/a', { body: 'x' });
+
+    expect(res.status).to.equal(200);
+  });
+
+  it('counts one budget per device across /v2/device and /device and every route', async () => {
+    const call = asDevice(stack, await aDevice(stack));
+    await call('GET', '/device/status');
+    await call('GET', '/v2/device/shadow/data');
+    await call('PUT', '/device/shadow/data', { body: { data: { a: 1 } } });
+
+    expectError(await call('GET', '/v2/device/status'), 429, 'RATE_LIMITED');
+  });
+
+  it('checks credentials first: a wrong token gets 401, never 429, and uses no token', async () => {
+    const device = await aDevice(stack);
+    const impostor = asDevice(stack, { ...device, auth: `Device ${device.deviceid}:wrong-token` });
+    for (let i = 0; i < 5; i++) expectError(await impostor('GET', '/v2/device/status'), 401, 'INVALID_CREDENTIALS');
+
+    expect((await asDevice(stack, device)('GET', '/v2/device/status')).status).to.equal(200);
+  });
+
+  it('lets the device in again once Retry-After has passed', async () => {
+    const call = asDevice(stack, await aDevice(stack));
+    for (let i = 0; i < 3; i++) await call('GET', '/v2/device/status');
+    const refused = await call('GET', '/v2/device/status');
+    expect(refused.status).to.equal(429);
+
+    await sleep(Number(refused.headers.get('retry-after')) * 1000);
+
+    expect((await call('GET', '/v2/device/status')).status).to.equal(200);
+  });
+
+  it('counts the refusals in openpie_rate_limit_refusals_total{transport="http"}', async () => {
+    const before = valueOf(await scrape(stack), 'openpie_rate_limit_refusals_total', { transport: 'http' });
+    const call = asDevice(stack, await aDevice(stack));
+    for (let i = 0; i < 5; i++) await call('GET', '/v2/device/status');
+
+    const after = valueOf(await scrape(stack), 'openpie_rate_limit_refusals_total', { transport: 'http' });
+
+    expect(after - before).to.equal(2);
+  });
+});
+
+describe('per-device rate limit on MQTT publishes', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ env: LIMIT });
+  });
+  after(() => stack.stop());
+
+  it('sends a device over its limit a notice on @private/error, then closes its connection', async () => {
+    const [noisy, quiet] = await aGroup(stack, 2);
+    const tx = await connectDevice(stack.mqttUrl, noisy);
+    const rx = await connectDevice(stack.mqttUrl, quiet);
+    try {
+      await tx.subscribeAsync('@private/error');
+      await rx.subscribeAsync('@msg/flood');
+      const events: string[] = [];
+      const notice = nextMessage(tx, (topic) => topic === '@private/error').then((m) => (events.push('notice'), m));
+      const closed = closeOf(tx).then(() => events.push('close'));
+      const floodSeen = collect(rx);
+      const noticesSeen = collect(tx);
+
+      for (let i = 0; i < 10; i++) tx.publish('@msg/flood', `m${i}`);
+
+      const { payload } = await notice;
+      await closed;
+      expect(events).to.deep.equal(['notice', 'close']);
+      expect(JSON.parse(payload)).to.deep.include({ status: 429, code: 'RATE_LIMITED', retryAfter: 2 });
+      // Seven publishes were refused before the connection closed; they share one notice.
+      expect(noticesSeen.filter((m) => m.topic === '@private/error')).to.have.length(1);
+      // Only the burst got through.
+      await sleep(100);
+      expect(floodSeen.map((m) => m.payload)).to.deep.equal(['m0', 'm1', 'm2']);
+    } finally {
+      await endAll(tx, rx);
+    }
+  });
+
+  it('leaves another device of the group connected and served', async () => {
+    const [noisy, quiet] = await aGroup(stack, 2);
+    const tx = await connectDevice(stack.mqttUrl, noisy);
+    const rx = await connectDevice(stack.mqttUrl, quiet);
+    try {
+      await rx.subscribeAsync('@msg/#');
+      const closed = closeOf(tx);
+      for (let i = 0; i < 10; i++) tx.publish('@msg/flood', `m${i}`);
+      await closed;
+
+      const echo = nextMessage(rx, (topic) => topic === '@msg/still-here');
+      await rx.publishAsync('@msg/still-here', 'yes', { qos: 1 });
+
+      expect((await echo).payload).to.equal('yes');
+      expect(rx.connected).to.equal(true);
+    } finally {
+      await endAll(tx, rx);
+    }
+  });
+
+  it('counts the refusals in openpie_rate_limit_refusals_total{transport="mqtt"}', async () => {
+    const before = valueOf(await scrape(stack), 'openpie_rate_limit_refusals_total', { transport: 'mqtt' });
+    const tx = await connectDevice(stack.mqttUrl, await aDevice(stack));
+    try {
+      const closed = closeOf(tx);
+      for (let i = 0; i < 10; i++) tx.publish('@msg/flood', `m${i}`);
+      await closed;
+    } finally {
+      await endAll(tx);
+    }
+
+    const after = valueOf(await scrape(stack), 'openpie_rate_limit_refusals_total', { transport: 'mqtt' });
+    expect(after - before).to.be.at.least(1);
+  });
+});
