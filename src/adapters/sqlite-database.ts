@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { openMigratedSqlite } from './sqlite-open';
 
 /** Schema migrations, applied in order; `PRAGMA user_version` remembers how many ran. */
 const MIGRATIONS = [
@@ -33,23 +33,7 @@ const MIGRATIONS = [
    );`,
 ];
 
-/**
- * Opens (and creates or migrates) the embedded database in `dataDir`. WAL mode with synchronous=FULL: a write is
- * on disk before it is acknowledged, and readers never wait for writers.
- */
+/** Opens (and creates or migrates) the registry, shadow and outbox database, DATA_DIR/openpie.db. */
 export function openSqliteDatabase(dataDir: string): Database.Database {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'openpie.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  const version = db.pragma('user_version', { simple: true }) as number;
-  for (let v = version; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
-  }
-  return db;
+  return openMigratedSqlite(join(dataDir, 'openpie.db'), MIGRATIONS);
 }

@@ -110,9 +110,11 @@ describe('@msg wildcard subscriptions', () => {
     try {
       await client.subscribeAsync([filter, '@msg/end-marker']);
       const seen = collect(client);
+      // Listen for the marker before sending it: it can arrive before the REST call that sends it returns.
+      const ended = nextMessage(client, (t) => t === '@msg/end-marker');
       for (const topic of topics) await restPublish(stack, publisher, topic, topic);
       await restPublish(stack, publisher, 'end-marker', '');
-      await nextMessage(client, (t) => t === '@msg/end-marker');
+      await ended;
       await sleep(50);
       return seen.map((m) => m.topic).filter((t) => t !== '@msg/end-marker');
     } finally {

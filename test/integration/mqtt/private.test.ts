@@ -17,9 +17,10 @@ describe('@private messages (PUT /v2/device/private/{topic})', () => {
       await client.subscribeAsync(['@private/#', '@private/x/y']);
       const seen = collect(client);
 
+      const arrived = nextMessage(client);
       const res = await stack.http('PUT', '/v2/device/private/x/y', { body: 'for me', headers: { authorization: device.auth } });
       expect(res.status).to.equal(200);
-      await nextMessage(client);
+      await arrived;
       await sleep(200);
 
       // One delivery per matching subscription, or one in all: aedes may do either [MQTT-3.3.5-1].
@@ -57,9 +58,10 @@ describe('@private messages (PUT /v2/device/private/{topic})', () => {
       await client.subscribeAsync(['@msg/#', '@private/marker']);
       const seen = collect(client);
 
+      const marked = nextMessage(client, (t) => t === '@private/marker');
       await stack.http('PUT', '/v2/device/private/x/y', { body: 'private', headers: { authorization: device.auth } });
       await stack.http('PUT', '/v2/device/private/marker', { body: 'end', headers: { authorization: device.auth } });
-      await nextMessage(client, (t) => t === '@private/marker');
+      await marked;
       await sleep(100);
 
       expect(seen).to.deep.equal([{ topic: '@private/marker', payload: 'end' }]);
