@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { startServer } from '../src/server';
+import { benchConfig } from './service-in-dir';
 
 export interface BenchDevice {
   deviceid: string;
@@ -26,15 +26,7 @@ export interface BenchService {
 export async function startBenchService(): Promise<BenchService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'openpie-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    MQTT_HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    ADMIN_TOKEN: `bench-admin-${randomBytes(12).toString('hex')}`,
-  });
+  const config = benchConfig(dataDir, `bench-admin-${randomBytes(12).toString('hex')}`);
   let server;
   try {
     server = await startServer(config, createLogger(config.logLevel));

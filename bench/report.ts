@@ -39,3 +39,49 @@ export function commitRow(label: string, run: CommitRun, baseline: HttpLoadRun):
     `(${run.commits} commits in ${run.seconds.toFixed(2)} s, opened as the service opens its store; no HTTP)`,
   ].join('   ');
 }
+
+/** Points per second beside the same-run bare store and Koa's requests per second. */
+export function ingestRow(label: string, pointsPerSecond: number, barePointsPerSecond: number, detail: string): string {
+  return [
+    label.padEnd(LABEL_WIDTH),
+    `${rate(pointsPerSecond, 'pt/s ')}  ${(pointsPerSecond / barePointsPerSecond).toFixed(2).padStart(6)}x bare store`,
+    `(${detail})`,
+  ].join('   ');
+}
+
+export interface QueryTiming {
+  medianMs: number;
+  runs: number;
+  /** KairosDB's sample_size: the points read after the per-row limit, before aggregation. */
+  sampleSize: number;
+  /** Values in the answer's results. */
+  values: number;
+  /** Of the answer as JSON. */
+  bytes: number;
+  /** The engine path's JSON.stringify of its answer, outside its medianMs; the HTTP path pays it inside. */
+  stringifyMs?: number;
+}
+
+const scanned = (t: QueryTiming) => t.sampleSize / (t.medianMs / 1000);
+
+/**
+ * `query 10M  avg 1 min   812.3 ms  12312000 pt/s   engine 450.1 ms  22222222 pt/s   HTTP 1.80x engine   (...)`:
+ * points scanned per second is sample_size over the median time, as the issue asks.
+ */
+export function queryRow(label: string, http: QueryTiming, engine: QueryTiming): string {
+  const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
+  return [
+    label.padEnd(LABEL_WIDTH),
+    `${ms(http.medianMs).padStart(10)}  ${rate(scanned(http), 'pt/s')}`,
+    `engine ${ms(engine.medianMs).padStart(10)}  ${rate(scanned(engine), 'pt/s')}`,
+    `HTTP ${(http.medianMs / engine.medianMs).toFixed(2).padStart(5)}x engine`,
+    `(sample_size ${http.sampleSize}, ${http.values} values, ${kib(http.bytes)} JSON` +
+      `${engine.stringifyMs !== undefined ? ` stringified in ${engine.stringifyMs.toFixed(1)} ms` : ''}; ` +
+      `median of ${http.runs} HTTP, ${engine.runs} engine runs)`,
+  ].join('   ');
+}
+
+/** `target ingest >= 100000 pt/s: 152000 pt/s, met` */
+export function targetNote(what: string, target: number, unit: string, measured: number): string {
+  return `target ${what} >= ${target} ${unit}: ${Math.round(measured)} ${unit}, ${measured >= target ? 'met' : 'MISSED'}`;
+}

@@ -1,10 +1,15 @@
 import { cpus } from 'node:os';
+import { measureBareIngest } from './bare-ingest';
+import { measureBatchIngest } from './batch-ingest';
 import { BenchDevice, startBenchService } from './bench-service';
+import { benchFeedQueries, QUERY_SIZES } from './feed-query';
+import { FIELDS } from './feed-query-shapes';
 import { HttpLoadRun, measureHttp } from './http-load';
 import { startKoaHello } from './koa-hello';
 import { measureFanout } from './mqtt-fanout';
-import { commitRow, fanoutRow, httpRow } from './report';
+import { commitRow, fanoutRow, httpRow, ingestRow, queryRow, targetNote } from './report';
 import { measureSqliteCommits } from './sqlite-commit';
+import { benchTimeSeriesStore } from './timeseries-store';
 
 /** Shared by every HTTP row, the baseline included, so that their ratios compare like with like. */
 const HTTP_LOAD = { connections: 10, warmupSeconds: 2, seconds: 8 };
@@ -22,6 +27,17 @@ const FANOUT = {
 /** Bounds for the bare SQLite commit loop, which blocks this thread while it runs. */
 const SQLITE_COMMITS = { maxCommits: 5_000, maxMs: 2_000 };
 
+/**
+ * Shadow batches as devices send them: the largest batch the spec allows (100 items), 3 numeric fields per item,
+ * one device per connection. Bounded by time and by request count.
+ */
+const BATCH_INGEST = { itemsPerBatch: 100, maxRequestsPerConnection: 20_000 };
+/** The same points written straight into a fresh store, one writer per connection. */
+const BARE_INGEST = { maxPoints: 3_000_000, maxMs: 3_000 };
+
+/** Issue 3's targets; they live here, with the benchmarks, and are checked against this run's figures. */
+const TARGETS = { ingestPointsPerSecond: 100_000, simpleScanPointsPerSecond: 5_000_000 };
+
 /** A 32-byte text/plain message, the size of a small sensor reading. */
 const MESSAGE_BODY = 'temp=25.50;humid=60.10;seq=00001';
 
@@ -29,10 +45,21 @@ const shadowBody = (i: number) => JSON.stringify({ data: { temp: 20 + i / 2, hum
 
 const print = (line = '') => process.stdout.write(`${line}\n`);
 
+/** Each section measures on its own: a failing one is reported at the end and fails the run, the others still print. */
 async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   const rows: string[] = [];
   const notes: string[] = [];
+  const failures: string[] = [];
+  const section = async (name: string, measure: () => Promise<void>) => {
+    try {
+      await measure();
+    } catch (err) {
+      const cause = err instanceof Error && err.cause !== undefined ? ` (cause: ${String(err.cause)})` : '';
+      failures.push(`${name}: ${err instanceof Error ? err.message : String(err)}${cause}`);
+      print(`  ${name} failed; going on with the next section`);
+    }
+  };
   try {
     print(
       `openpie benchmarks: node ${process.version}, ${cpus().length} CPUs; each HTTP row: ` +
@@ -60,64 +87,125 @@ async function main(): Promise<void> {
       body,
     });
 
-    print('measuring rest publish ...');
-    httpResult(
-      'rest publish       PUT message',
-      await measureHttp('rest publish', {
-        ...HTTP_LOAD,
-        url: `${service.baseUrl}/v2/device/message/bench/topic`,
-        method: 'PUT',
-        perConnection: writers.map((d) => asDevice(d, 'text/plain', MESSAGE_BODY)),
-      }),
-    );
+    await section('rest publish', async () => {
+      print('measuring rest publish ...');
+      httpResult(
+        'rest publish       PUT message',
+        await measureHttp('rest publish', {
+          ...HTTP_LOAD,
+          url: `${service.baseUrl}/v2/device/message/bench/topic`,
+          method: 'PUT',
+          perConnection: writers.map((d) => asDevice(d, 'text/plain', MESSAGE_BODY)),
+        }),
+      );
+    });
 
     print('measuring bare sqlite commits ...');
     const commits = measureSqliteCommits(SQLITE_COMMITS.maxCommits, SQLITE_COMMITS.maxMs);
     rows.push(commitRow('sqlite commit      1-row UPDATE', commits, baseline));
 
-    print('measuring shadow merge, one device per connection ...');
     const shadowUrl = `${service.baseUrl}/v2/device/shadow/data`;
-    const shadowMerge = await measureHttp('shadow merge', {
-      ...HTTP_LOAD,
-      url: shadowUrl,
-      method: 'PUT',
-      perConnection: writers.map((d, i) => asDevice(d, 'application/json', shadowBody(i))),
-    });
-    httpResult('shadow merge       PUT shadow', shadowMerge);
-    notes.push(
-      `shadow merge req/s / bare sqlite commits/s = ${(shadowMerge.requestsPerSecond / commits.commitsPerSecond).toFixed(2)}` +
-        ' (1.00 would mean a shadow write costs one bare commit and nothing more)',
-    );
-
-    // Every connection writes the same shadow: shows whether compare-and-set retries pile up when writers collide.
-    print('measuring shadow merge, all connections on one device ...');
-    httpResult(
-      'shadow merge 1 dev PUT shadow',
-      await measureHttp('shadow merge, one device', {
+    await section('shadow merge', async () => {
+      print('measuring shadow merge, one device per connection ...');
+      const shadowMerge = await measureHttp('shadow merge', {
         ...HTTP_LOAD,
         url: shadowUrl,
         method: 'PUT',
-        perConnection: writers.map((_, i) => asDevice(writers[0], 'application/json', shadowBody(i))),
-      }),
-    );
-
-    print(`measuring mqtt fan-out to ${FANOUT.subscribers} subscribers ...`);
-    const [publisher, ...subscribers] = await service.provisionGroup(FANOUT.subscribers + 1);
-    const fanout = await measureFanout('mqtt fan-out', {
-      ...FANOUT,
-      mqttUrl: service.mqttUrl,
-      publisher,
-      subscribers,
-      topic: '@msg/bench/fanout',
-      filter: '@msg/bench/#',
+        perConnection: writers.map((d, i) => asDevice(d, 'application/json', shadowBody(i))),
+      });
+      httpResult('shadow merge       PUT shadow', shadowMerge);
+      notes.push(
+        `shadow merge req/s / bare sqlite commits/s = ${(shadowMerge.requestsPerSecond / commits.commitsPerSecond).toFixed(2)}` +
+          ' (1.00 would mean a shadow write costs one bare commit and nothing more)',
+      );
     });
-    rows.push(fanoutRow(`mqtt fan-out 1->${FANOUT.subscribers}   QoS 0`, fanout, baseline));
+
+    // Every connection writes the same shadow: shows whether compare-and-set retries pile up when writers collide.
+    await section('shadow merge, one device', async () => {
+      print('measuring shadow merge, all connections on one device ...');
+      httpResult(
+        'shadow merge 1 dev PUT shadow',
+        await measureHttp('shadow merge, one device', {
+          ...HTTP_LOAD,
+          url: shadowUrl,
+          method: 'PUT',
+          perConnection: writers.map((_, i) => asDevice(writers[0], 'application/json', shadowBody(i))),
+        }),
+      );
+    });
+
+    await section('shadow batch ingest', async () => {
+      print(`measuring shadow batch ingest: ${BATCH_INGEST.itemsPerBatch} items x ${FIELDS.length} fields per request ...`);
+      const ingest = await measureBatchIngest('shadow batch ingest', {
+        ...BATCH_INGEST,
+        connections: HTTP_LOAD.connections,
+        fields: FIELDS,
+        warmupSeconds: HTTP_LOAD.warmupSeconds,
+        seconds: HTTP_LOAD.seconds,
+      });
+      const pointsPerRequest = BATCH_INGEST.itemsPerBatch * FIELDS.length;
+      print(`measuring bare time-series store ingest, ${HTTP_LOAD.connections} writers of ${pointsPerRequest} points ...`);
+      const bare = await measureBareIngest(HTTP_LOAD.connections, pointsPerRequest, FIELDS, BARE_INGEST.maxPoints, BARE_INGEST.maxMs);
+      const { acked } = ingest;
+      httpResult(`shadow batch       PUT ${BATCH_INGEST.itemsPerBatch}x${FIELDS.length} pts`, acked);
+      rows.push(
+        ingestRow('shadow batch       points queryable', ingest.storedPointsPerSecond, bare.pointsPerSecond,
+          `${acked.points} points; the clock stops when a query counts them all, ${ingest.drainMs.toFixed(0)} ms ` +
+            'after the last response; rate limit off'),
+        ingestRow('shadow batch       points acked', acked.points / ((acked.lastResponseAt - acked.startedAt) / 1000),
+          bare.pointsPerSecond, 'durable in the outbox, not yet queryable'),
+        ingestRow(`bare store         ${HTTP_LOAD.connections} x ${pointsPerRequest} pts`, bare.pointsPerSecond, bare.pointsPerSecond,
+          `${bare.points} points in ${bare.seconds.toFixed(2)} s; writePoints, no HTTP, shadow or outbox`),
+      );
+      notes.push(targetNote('ingest through the batch endpoint', TARGETS.ingestPointsPerSecond, 'pt/s', ingest.storedPointsPerSecond));
+    });
+
+    await section('mqtt fan-out', async () => {
+      print(`measuring mqtt fan-out to ${FANOUT.subscribers} subscribers ...`);
+      const [publisher, ...subscribers] = await service.provisionGroup(FANOUT.subscribers + 1);
+      const fanout = await measureFanout('mqtt fan-out', {
+        ...FANOUT,
+        mqttUrl: service.mqttUrl,
+        publisher,
+        subscribers,
+        topic: '@msg/bench/fanout',
+        filter: '@msg/bench/#',
+      });
+      rows.push(fanoutRow(`mqtt fan-out 1->${FANOUT.subscribers}   QoS 0`, fanout, baseline));
+    });
+
+    await section('time-series store', async () => {
+      // Its rows are printed with the others at the end, not as it finishes (they all start with "timeseries ").
+      const quiet = (line: string) => (line.startsWith('timeseries ') ? undefined : print(line));
+      rows.push(...(await benchTimeSeriesStore({ print: quiet })));
+    });
+
+    await section('data-store queries', async () => {
+      const queries = await benchFeedQueries(print);
+      rows.push('data-store queries (POST /v2/feed/api/v1/datapoints/query, user token; engine = executeQuery, no HTTP):');
+      for (const q of queries) {
+        rows.push(queryRow(`query ${q.stored / 1_000_000}M ${q.shape.label}`, q.http, q.engine));
+        if (q.shape.simple) {
+          const perSecond = q.http.sampleSize / (q.http.medianMs / 1000);
+          notes.push(targetNote(`scan, ${q.shape.label} over ${q.stored} points`, TARGETS.simpleScanPointsPerSecond, 'pt/s', perSecond));
+        }
+      }
+      notes.push(
+        "raw with limit: sample_size counts the points kept after KairosDB's per-row limit; the store reads all " +
+          `${QUERY_SIZES.join(' / ')} points of the range before that cut, so its time follows the stored count`,
+      );
+    });
   } finally {
     if (rows.length > 0) {
       print();
-      print('ratios are against the koa hello world of this run (rates: higher is better; latencies: lower is better)');
+      print('ratios are against the koa hello world of this run, or as named (rates: higher is better; latencies: lower is better)');
       rows.forEach((row) => print(row));
       notes.forEach((note) => print(note));
+    }
+    if (failures.length > 0) {
+      print();
+      failures.forEach((failure) => print(`FAILED ${failure}`));
+      process.exitCode = 1;
     }
     for (const cleanup of cleanups.reverse()) {
       await cleanup().catch((err: unknown) => process.stderr.write(`cleanup failed: ${String(err)}\n`));
