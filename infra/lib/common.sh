@@ -1,0 +1,186 @@
+# shellcheck shell=bash
+# Shared defaults and helpers for the infra scripts. Source it; do not run it.
+#
+# Every setting is an environment variable with a default, so a test run, a
+# second checkout or CI can move ports and folders without editing files.
+# Ports default to unusual numbers because this kind of machine already runs
+# Mosquitto on 1883, Redis on 6379, PostgreSQL on 5432 and more.
+
+INFRA_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PROJECT_ROOT="$(cd "$INFRA_HOME/.." && pwd)"
+
+# Downloads (Maven jars) live outside the work tree and survive between runs.
+: "${OPENPIE_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/openpie}"
+# Runtime state: rendered configs, data, pid files and logs.
+: "${OPENPIE_INFRA_DIR:=/tmp/openpie-infra}"
+
+: "${CASSANDRA_VERSION:=5.0.9}"
+: "${CASSANDRA_HOST:=127.0.0.1}"
+: "${CASSANDRA_NATIVE_PORT:=29042}"
+: "${CASSANDRA_STORAGE_PORT:=27000}"
+: "${CASSANDRA_HEAP:=1G}"
+: "${CASSANDRA_DATA_DIR:=$OPENPIE_INFRA_DIR/data/cassandra}"
+: "${CASSANDRA_DATACENTER:=datacenter1}"
+
+: "${KAIROSDB_GROUP:=org.kairosdb}"
+: "${KAIROSDB_VERSION:=1.2.1-1}"
+: "${KAIROSDB_DATASTORE:=cassandra}"   # cassandra | h2
+: "${KAIROSDB_HOST:=127.0.0.1}"
+: "${KAIROSDB_PORT:=28080}"
+: "${KAIROSDB_TELNET_PORT:=24242}"
+: "${KAIROSDB_KEYSPACE:=kairosdb}"
+: "${KAIROSDB_HEAP:=512m}"
+: "${KAIROSDB_DATA_DIR:=$OPENPIE_INFRA_DIR/data/kairosdb}"
+
+: "${MOSQUITTO_HOST:=127.0.0.1}"
+: "${MOSQUITTO_PORT:=21883}"
+: "${MOSQUITTO_USER:=openpie-node}"
+: "${MOSQUITTO_PASSWORD:=openpie-node-secret}"
+: "${MOSQUITTO_DATA_DIR:=$OPENPIE_INFRA_DIR/data/mosquitto}"
+
+# Seconds each wait gives its server before it reports failure.
+: "${OPENPIE_WAIT_TIMEOUT:=180}"
+
+LOG_DIR="$OPENPIE_INFRA_DIR/logs"
+RUN_DIR="$OPENPIE_INFRA_DIR/run"
+CONF_DIR="$OPENPIE_INFRA_DIR/conf"
+
+say() { printf '[infra %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+ensure_dirs() {
+  command -v envsubst >/dev/null || die "envsubst is required (Debian package gettext-base)"
+  command -v node >/dev/null || die "node is required for the readiness checks"
+  mkdir -p "$LOG_DIR" "$RUN_DIR" "$CONF_DIR" "$OPENPIE_CACHE"
+}
+
+# Renders a template with ${NAME} placeholders: render TEMPLATE TARGET NAME...
+# Only the named (exported) variables are replaced, so any other dollar sign in
+# a config stays as it is.
+render() {
+  local template="$1" target="$2" names
+  shift 2
+  # shellcheck disable=SC2016 # a literal ${NAME} list is what envsubst expects
+  names="$(printf '${%s} ' "$@")"
+  envsubst "$names" <"$template" >"$target.tmp" && mv "$target.tmp" "$target"
+}
+
+pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
+
+# A server that has exited but is not yet reaped by its new parent (init, as
+# these scripts leave it behind) is a zombie: kill -0 still succeeds on it.
+alive() {
+  local state
+  kill -0 "$1" 2>/dev/null || return 1
+  state="$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)"
+  [[ -n "$state" && "$state" != Z ]]
+}
+
+# Prints the pid of a running server started by these scripts, or fails. The
+# process must still be ours: its command line names a file under
+# $OPENPIE_INFRA_DIR, so a recycled pid never makes us stop a stranger.
+running_pid() {
+  local file pid
+  file="$(pid_file "$1")"
+  [[ -s "$file" ]] || return 1
+  pid="$(cat "$file")"
+  if alive "$pid" && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$OPENPIE_INFRA_DIR/"; then
+    printf '%s\n' "$pid"
+  else
+    rm -f "$file"
+    return 1
+  fi
+}
+
+# Stops the server named $1: TERM first, KILL after $2 seconds (default 30).
+stop_by_pid_file() {
+  local name="$1" grace="${2:-30}" pid waited=0
+  if ! pid="$(running_pid "$name")"; then
+    say "$name is not running"
+    return 0
+  fi
+  say "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  while alive "$pid"; do
+    if ((waited >= grace * 10)); then
+      say "$name did not stop in ${grace}s, killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  rm -f "$(pid_file "$name")"
+  say "$name stopped"
+}
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# Refuses to start a server on a port that something else already holds, so a
+# test never talks to a stranger (the machine's own Mosquitto on 1883, say).
+require_free_port() {
+  local name="$1" host="$2" port="$3"
+  if port_open "$host" "$port"; then
+    die "$name: $host:$port is already in use by another process; choose another port"
+  fi
+}
+
+rss_mib() {
+  local kb
+  kb="$(awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null)"
+  [[ -n "$kb" ]] && printf '%d\n' "$((kb / 1024))"
+}
+
+# Copies an artifact and its runtime dependencies from Maven Central into a
+# folder: maven_fetch NAME POM OUT [-Dprop=value...], where the pom under
+# infra/ names them. Done once per version: the marker file makes later calls
+# free. Each NAME has a Maven repository of its own, so that the servers can
+# download side by side (Maven 3.8 does not lock a shared one).
+maven_fetch() {
+  local name="$1" pom="$2" out="$3" log="$LOG_DIR/maven-$1.log"
+  shift 3
+  if [[ -f "$out/.complete" ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null || die "mvn is required (Apache Maven from Debian's packages)"
+  rm -rf "$out"
+  mkdir -p "$out"
+  say "downloading $name into $out (Maven Central)"
+  mvn -B -q -f "$pom" -Dmaven.repo.local="$OPENPIE_CACHE/m2/$name" "$@" \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out" \
+    >"$log" 2>&1 || die "Maven download of $name failed; see $log"
+  touch "$out/.complete"
+}
+
+# The java to run the servers with: OPENPIE_JAVA, else $JAVA_HOME/bin/java,
+# else the one on PATH. Cassandra 5.0 supports Java 11 and 17 only, and both
+# servers were tried here on 17, so anything else is refused.
+java_bin() {
+  local java="${OPENPIE_JAVA:-}" major
+  if [[ -z "$java" && -n "${JAVA_HOME:-}" ]]; then java="$JAVA_HOME/bin/java"; fi
+  if [[ -z "$java" ]]; then java="$(command -v java)" || die "java is required (OpenJDK 17)"; fi
+  major="$("$java" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')"
+  [[ "$major" == 17 || "$major" == 11 ]] \
+    || die "$java is Java $major; set OPENPIE_JAVA to a Java 17 (e.g. /usr/lib/jvm/java-17-openjdk-amd64/bin/java)"
+  printf '%s\n' "$java"
+}
+
+# Runs a command in the background, detached from this shell, with its output
+# in the log file, and records its pid.
+start_detached() {
+  local name="$1" log="$2"
+  shift 2
+  nohup setsid "$@" >>"$log" 2>&1 </dev/null &
+  printf '%s\n' "$!" >"$(pid_file "$name")"
+}
+
+# Calls "$@" every half second until it succeeds, the server dies or time runs out.
+wait_until() {
+  local name="$1" timeout="$2"
+  shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" 2>/dev/null; do
+    running_pid "$name" >/dev/null || die "$name exited while starting; see $LOG_DIR/$name.log"
+    ((SECONDS < deadline)) || die "$name not ready after ${timeout}s; see $LOG_DIR/$name.log"
+    sleep 0.5
+  done
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The whole test stack at once: Cassandra, KairosDB (on that Cassandra) and Mosquitto.
+#   infra/stack.sh install|start|wait|check|stop|status|reset
+# OPENPIE_SERVICES picks a subset, e.g. OPENPIE_SERVICES="mosquitto".
+# start-all.sh, wait-all.sh and stop-all.sh are shorthands for this script.
+set -euo pipefail
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+: "${OPENPIE_SERVICES:=cassandra kairosdb mosquitto}"
+
+wants() { [[ " $OPENPIE_SERVICES " == *" $1 "* ]]; }
+run() { "$INFRA_HOME/$1.sh" "$2"; }
+
+# KairosDB on Cassandra needs Cassandra answering before it starts (it creates
+# its tables there first); the rest can start side by side.
+kairosdb_needs_cassandra() { wants kairosdb && [[ "$KAIROSDB_DATASTORE" == cassandra ]]; }
+
+# The two Maven downloads run side by side; a cold install is bound by the
+# slower one (KairosDB's many small jars).
+install_all() {
+  local service pid failed=0
+  local -a pids=()
+  for service in cassandra kairosdb; do
+    if wants "$service"; then
+      run "$service" install &
+      pids+=("$!")
+    fi
+  done
+  if wants mosquitto; then run mosquitto install || failed=1; fi
+  for pid in "${pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  ((failed == 0)) || die "install failed; see the messages above"
+}
+
+start_all() {
+  local started=$SECONDS
+  install_all
+  if wants mosquitto; then run mosquitto start; fi
+  if wants cassandra || kairosdb_needs_cassandra; then
+    run cassandra start
+    run cassandra wait
+  fi
+  if wants kairosdb; then run kairosdb start; fi
+  wait_all
+  say "stack up in $((SECONDS - started))s"
+}
+
+wait_all() {
+  local service
+  for service in cassandra kairosdb mosquitto; do
+    if wants "$service"; then run "$service" wait; fi
+  done
+}
+
+check_all() {
+  if wants kairosdb; then run kairosdb check; fi
+  if wants mosquitto; then run mosquitto check; fi
+}
+
+# KairosDB before Cassandra: it would otherwise log errors about the vanished
+# Cassandra. Mosquitto depends on neither and stops alongside.
+stop_all() {
+  local mosquitto_pid
+  run mosquitto stop &
+  mosquitto_pid=$!
+  run kairosdb stop
+  run cassandra stop
+  wait "$mosquitto_pid"
+}
+
+status_all() {
+  local service failed=0
+  for service in cassandra kairosdb mosquitto; do
+    run "$service" status || failed=1
+  done
+  return "$failed"
+}
+
+reset_all() {
+  stop_all
+  local service
+  for service in kairosdb cassandra mosquitto; do
+    run "$service" reset
+  done
+}
+
+case "${1:-}" in
+  install) install_all ;;
+  start) start_all ;;
+  wait) wait_all ;;
+  check) check_all ;;
+  stop) stop_all ;;
+  status) status_all ;;
+  reset) reset_all ;;
+  *) die "usage: $0 install|start|wait|check|stop|status|reset" ;;
+esac
