@@ -4,12 +4,16 @@ import { DeviceStore } from './devices/port';
 import { Presence } from './devices/presence';
 import { Registry } from './devices/service';
 import { AppError } from './errors';
+import { adminAutomationRouter, AdminAutomationRouterDeps } from './http/admin-automation-router';
+import { adminConsoleRouter } from './http/admin-console-router';
 import { adminRouter } from './http/admin-router';
+import { consoleRouter } from './http/console-router';
 import { deviceRouter } from './http/device-router';
 import { docsRouter } from './http/docs-router';
 import { errorMiddleware } from './http/error-middleware';
 import { feedRouter, FeedRouterDeps } from './http/feed-router';
 import { opsRouter, OpsRouterDeps } from './http/ops-router';
+import { GroupTraffic } from './messaging/group-traffic';
 import { MessagingService } from './messaging/service';
 import { httpMetrics } from './metrics/http-metrics';
 import { ServiceMetrics } from './metrics/service-metrics';
@@ -17,13 +21,18 @@ import { KeyedRateLimiter } from './ratelimit/keyed-rate-limiter';
 import { ShadowService } from './shadows/service';
 import { UserTokens } from './tokens/user-tokens';
 
-export interface AppDeps extends Omit<FeedRouterDeps, 'devices' | 'userTokens'>, Omit<OpsRouterDeps, 'metrics'> {
+export interface AppDeps
+  extends Omit<FeedRouterDeps, 'devices' | 'userTokens'>,
+    Omit<OpsRouterDeps, 'metrics'>,
+    Omit<AdminAutomationRouterDeps, 'adminToken'> {
   logger: Logger;
   adminToken: string;
   devices: DeviceStore;
   presence: Presence;
   registry: Registry;
   messaging: MessagingService;
+  /** A group's `@msg` traffic for the web console. */
+  groupTraffic: GroupTraffic;
   shadowService: ShadowService;
   userTokens: UserTokens;
   metrics: ServiceMetrics;
@@ -43,11 +52,14 @@ export function createApp(deps: AppDeps): Koa {
   const routers = [
     opsRouter(deps),
     adminRouter(deps),
+    adminConsoleRouter(deps),
+    adminAutomationRouter(deps),
     deviceRouter('/v2/device', deps),
     deviceRouter('/device', deps),
     feedRouter('/v2/feed', deps),
     feedRouter('/feed', deps),
     docsRouter(),
+    consoleRouter(),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   INVALID_TIMESTAMP: 400,
   BATCH_TOO_LARGE: 400,
   INVALID_BATCH_ITEM: 400,
+  /** Admin: a webhook whose address is loopback, link-local, private or otherwise not public (WEBHOOK_ALLOW_HOSTS). */
+  WEBHOOK_ADDRESS_REFUSED: 400,
   MISSING_CREDENTIALS: 401,
   INVALID_CREDENTIALS: 401,
   DEVICE_DISABLED: 403,
@@ -28,6 +30,10 @@ export const ERROR_STATUS = {
   METRIC_FORBIDDEN: 403,
   DEVICE_NOT_FOUND: 404,
   ALIAS_NOT_FOUND: 404,
+  /** Admin: the device or group has no schema of its own. */
+  SCHEMA_NOT_FOUND: 404,
+  /** Admin: the project has no event hook of that name. */
+  HOOK_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   ALIAS_TAKEN: 409,
@@ -36,8 +42,14 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** A device over its per-device rate limit (RATE_LIMIT_RPS/RATE_LIMIT_BURST); the reply has Retry-After. */
   RATE_LIMITED: 429,
+  /** A project's monthly quota is used up (README "Quotas"); `quota` names it, `resetsAt` says when it refills. */
+  QUOTA_EXCEEDED: 429,
   INTERNAL: 500,
+  /** A backend answered something the service cannot use (e.g. KairosDB 1.2.1's 500 on a NaN result). */
+  BACKEND_ERROR: 500,
   SHUTTING_DOWN: 503,
+  /** A backend (KairosDB, ...) is unreachable, timed out or reports its own datastore down; retry later. */
+  BACKEND_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

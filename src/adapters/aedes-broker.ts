@@ -7,7 +7,7 @@ import { DeviceStore, SessionControl } from '../devices/port';
 import { Presence } from '../devices/presence';
 import { AppError } from '../errors';
 import { MESSAGE_LIMITS } from '../messaging/limits';
-import { MessageBus } from '../messaging/port';
+import { MessageBus, MessageRelay, RelayedMessage } from '../messaging/port';
 import {
   deviceTopic,
   externalTopic,
@@ -16,10 +16,12 @@ import {
   isDeviceFacing,
   malformedFilter,
   MSG,
+  privateTopic,
   Scope,
   topicProblem,
 } from '../messaging/topics';
-import { MqttPublishLimit } from '../ratelimit/mqtt-publish-limit';
+import { MqttMessageQuota } from '../quotas/mqtt-message-quota';
+import { ERROR_NOTICE_TOPIC, MqttPublishLimit } from '../ratelimit/mqtt-publish-limit';
 import { ShadowService } from '../shadows/service';
 import { createShadowTopics } from './mqtt-shadow-topics';
 
@@ -35,26 +37,40 @@ export interface AedesBrokerDeps {
   logger: Logger;
   /** The per-device rate limit of publishes; none when absent. */
   publishLimit?: MqttPublishLimit;
+  /** The messages quota of each device's project (issue 5 §5); none when absent. */
+  messageQuota?: MqttMessageQuota;
+  /** Carries accepted device publishes to the other nodes (the MQTT backbone); a single node has none. */
+  relay?: MessageRelay;
 }
 
 export interface AedesBroker {
   aedes: Aedes;
+  /** Publishes to this node's connections only. */
   bus: MessageBus;
   sessions: SessionControl;
+  /** Delivers a message from another node to this node's connections, with its QoS and retain flag. */
+  deliver(message: RelayedMessage): Promise<void>;
+  /** Closes every session whose device was deleted, disabled, banned, moved or given a new token since it connected. */
+  recheckSessions(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** CONNACK 5, "not authorized" [MQTT-3.2.2-3]: what NETPIE answers for every refused key (netpie reference §3.1). */
 const NOT_AUTHORIZED = 5;
+/** CONNACK 3, "server unavailable": the project's messages quota is spent (README "Quotas"). */
+const SERVER_UNAVAILABLE = 3;
 
 /**
  * The device-facing broker (issue 2, section 4). Devices connect with ClientID = deviceid, username = token and
  * password = secret or empty. Every topic and filter is rewritten into the device's scope on the way in and back on
  * the way out (see messaging/topics.ts), so groups and private channels stay apart.
  */
-export async function createAedesBroker({ devices, presence, shadowService, logger, publishLimit }: AedesBrokerDeps): Promise<AedesBroker> {
+export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBroker> {
+  const { devices, presence, shadowService, logger, publishLimit, relay, messageQuota } = deps;
   /** The authenticated device of each connection; it is also the connection's scope. */
   const scopes = new WeakMap<Client, Device>();
+  /** Each connection's last relay: publishes complete in the order they came (see relayInTurn). */
+  const relaying = new WeakMap<Client, Promise<void>>();
 
   const aedes = await Aedes.createBroker({
     // Device ids are 36-character UUIDs; MQTT 3.1 capped ClientIDs at 23 characters, aedes keeps that cap by default.
@@ -66,18 +82,25 @@ export async function createAedesBroker({ devices, presence, shadowService, logg
     },
 
     authenticate(client, username, password, done) {
-      const refuse = (why: string) => {
+      const refuse = (why: string, returnCode = NOT_AUTHORIZED) => {
         logger.info({ deviceid: client.id, why }, 'mqtt connection refused');
         const err = new Error(why) as AuthenticateError;
-        err.returnCode = NOT_AUTHORIZED;
+        err.returnCode = returnCode;
         done(err, false);
       };
       authenticateDevice(devices, client.id, username ?? '').then(
         (device) => {
           const given = password?.toString() ?? '';
           if (given !== '' && !secretsEqual(given, device.secret)) return refuse('wrong secret');
-          scopes.set(client, device);
-          done(null, true);
+          const accept = () => {
+            scopes.set(client, device);
+            done(null, true);
+          };
+          if (!messageQuota) return accept();
+          messageQuota.connect(device).then(
+            (refusal) => (refusal ? refuse(refusal.message, SERVER_UNAVAILABLE) : accept()),
+            () => refuse('store unavailable'),
+          );
         },
         (err: unknown) => refuse(err instanceof AppError ? err.code : 'store unavailable'),
       );
@@ -91,6 +114,10 @@ export async function createAedesBroker({ devices, presence, shadowService, logg
       // publish is its Last Will, one per connection, so it is not limited.
       if (publishLimit && !client.closed && !publishLimit.allowPublish(scope.deviceid)) {
         return void publishLimit.refusePublish(scope.deviceid, bus).then(() => done(new Error('rate limited')));
+      }
+      // Over the messages quota: likewise, the refusal on @private/error, then the connection closes.
+      if (messageQuota && !client.closed && !messageQuota.allowPublish(scope, packet.topic, packet.payload.length)) {
+        return void messageQuota.refusePublish(scope, bus).then(() => done(new Error('quota exceeded')));
       }
       if (shadowTopics.isRequest(packet.topic)) {
         // Served here, answered on the device's own topics, then completed without being forwarded: aedes still
@@ -113,7 +140,21 @@ export async function createAedesBroker({ devices, presence, shadowService, logg
         return done(new Error(problem));
       }
       packet.topic = internalTopic(scope, parsed.family, parsed.rest);
-      done(null);
+      if (!relay) return done(null);
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      relayInTurn(client, relay, { topic: packet.topic, payload, qos: packet.qos, retain: packet.retain }).then(
+        () => done(null),
+        // A QoS 1 or 2 publish is acknowledged only once the backbone has it. Without the backbone the device hears
+        // why on @private/error, then its connection closes, and its client sends the message again later.
+        (err: unknown) => {
+          logger.info({ deviceid: scope.deviceid, topic: packet.topic, err }, 'mqtt publish refused: the backbone is unavailable');
+          const notice = { status: 503, code: 'BACKEND_UNAVAILABLE', message: 'the message backbone is unavailable; disconnected, publish again later' };
+          bus
+            .publish(privateTopic(scope.deviceid, ERROR_NOTICE_TOPIC), Buffer.from(JSON.stringify(notice)))
+            .catch(() => undefined)
+            .then(() => done(new Error('backbone unavailable')));
+        },
+      );
     },
 
     // A refused filter gets SUBACK 0x80 and the connection stays up [MQTT-3.9.3-2]. The filter is rewritten in
@@ -126,6 +167,10 @@ export async function createAedesBroker({ devices, presence, shadowService, logg
         logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused');
         return done(null, null);
       }
+      if (messageQuota && scope && !messageQuota.allowSubscribe(scope)) {
+        logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused: messages quota spent');
+        return done(null, null);
+      }
       sub.topic = internal;
       done(null, sub);
     },
@@ -136,6 +181,7 @@ export async function createAedesBroker({ devices, presence, shadowService, logg
       // Queued messages of a persistent session come back already external (deliverQueuedWithExternalTopics).
       if (isDeviceFacing(packet.topic)) return packet;
       const topic = externalTopic(scope, packet.topic);
+      if (topic !== undefined) messageQuota?.delivered(scope, topic, packet.payload.length);
       return topic === undefined ? null : { ...packet, topic };
     },
   });
@@ -168,9 +214,39 @@ export async function createAedesBroker({ devices, presence, shadowService, logg
 
   const clients = () => (aedes as unknown as { clients: Record<string, Client | undefined> }).clients;
 
+  /**
+   * Relays of one connection are sent at once, in order, but complete in turn: a QoS 0 message never reaches local
+   * subscribers before a QoS 1 message published before it, still waiting for the backbone (ordered topics,
+   * [MQTT-4.6.0-6]). aedes authorises a whole socket read of packets concurrently, hence the chain.
+   */
+  function relayInTurn(client: Client, via: MessageRelay, message: RelayedMessage): Promise<void> {
+    const sent = via.relay(message);
+    sent.catch(() => undefined);
+    const turn = (relaying.get(client) ?? Promise.resolve()).then(() => sent);
+    relaying.set(client, turn.catch(() => undefined));
+    return turn;
+  }
+
   return {
     aedes,
     bus,
+    deliver: ({ topic, payload, qos, retain }) =>
+      new Promise((resolve, reject) => {
+        if (aedes.closed) return resolve();
+        aedes.publish({ cmd: 'publish', topic, payload, qos, retain, dup: false }, (err) => (err ? reject(err) : resolve()));
+      }),
+    async recheckSessions() {
+      for (const client of Object.values(clients())) {
+        const connectedAs = client && scopes.get(client);
+        if (!client || !connectedAs) continue;
+        // A store that does not answer leaves the session as it is; the next recheck or kick will see to it.
+        const now = await devices.getDevice(connectedAs.deviceid).catch(() => connectedAs);
+        const reason = sessionEndReason(connectedAs, now);
+        if (reason === undefined || client.closed) continue;
+        logger.info({ deviceid: connectedAs.deviceid, reason }, 'mqtt session closed by the service');
+        client.close();
+      }
+    },
     sessions: {
       disconnectDevice(deviceid, reason) {
         const client = clients()[deviceid];
@@ -181,6 +257,16 @@ export async function createAedesBroker({ devices, presence, shadowService, logg
     },
     close: () => new Promise<void>((resolve) => aedes.close(() => resolve())),
   };
+}
+
+/** Why a device connected as `connectedAs` may no longer keep its session, as the registry's kicks would say. */
+function sessionEndReason(connectedAs: Device, now: Device | undefined): string | undefined {
+  if (!now) return 'device deleted';
+  if (!now.enabled) return 'device disabled';
+  if (now.banned) return 'device banned';
+  if (now.token !== connectedAs.token) return 'token rotated';
+  if (now.groupid !== connectedAs.groupid || now.projectid !== connectedAs.projectid) return 'device moved to another group';
+  return undefined;
 }
 
 /**

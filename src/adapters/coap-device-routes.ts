@@ -2,6 +2,9 @@ import { AppError } from '../errors';
 import { BODY_LIMITS, parseJson } from '../http/body';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessagingService } from '../messaging/service';
+import { QuotaGate } from '../quotas/port';
+import { blocksOf, MESSAGE_BLOCK } from '../quotas/quota';
+import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
 import { Shadow } from '../shadows/shadow';
 import { CHANGED, CONTENT } from './coap-codes';
@@ -10,6 +13,8 @@ import { CoapCall, CoapHandler, CoapRoute } from './coap-routes';
 export interface CoapDeviceRoutesDeps {
   messaging: MessagingService;
   shadowService: ShadowService;
+  /** The API-call quota of the caller's project (issue 5 §5); none when absent. */
+  quotas?: QuotaGate;
 }
 
 /**
@@ -34,7 +39,7 @@ function jsonOf({ contentFormat, payload }: CoapCall): unknown {
 }
 
 /** The CoAP device API: the REST routes of netpie reference §4, with the same use cases and rules. */
-export function coapDeviceRoutes({ messaging, shadowService }: CoapDeviceRoutesDeps): CoapRoute[] {
+export function coapDeviceRoutes({ messaging, shadowService, quotas }: CoapDeviceRoutesDeps): CoapRoute[] {
   const publish: CoapHandler = async ({ caller, rest, payload }) => {
     const topic = rest.join('/');
     if (topic === '') throw new AppError('INVALID_TOPIC', 'no topic: use /message/{any}/{topic}');
@@ -51,7 +56,7 @@ export function coapDeviceRoutes({ messaging, shadowService }: CoapDeviceRoutesD
     (merged: boolean): CoapHandler =>
     async (call) => {
       const result = await shadowService.writeShadow(call.caller, call.query.get('alias'), jsonOf(call), merged);
-      return { code: CHANGED, body: { ...shadowBody(result.shadow), applied: result.applied } };
+      return { code: CHANGED, body: { ...shadowBody(result.shadow), applied: result.applied, ...warningMembers(result.warnings) } };
     };
 
   const writeBatch =
@@ -61,7 +66,7 @@ export function coapDeviceRoutes({ messaging, shadowService }: CoapDeviceRoutesD
       body: await shadowService.writeBatch(call.caller, call.query.get('alias'), jsonOf(call), merged),
     });
 
-  return [
+  const routes: CoapRoute[] = [
     { path: ['message'], open: true, maxPayloadBytes: MESSAGE_LIMITS.maxPayloadBytes, methods: { PUT: publish } },
     {
       path: ['shadow', 'data'],
@@ -77,4 +82,28 @@ export function coapDeviceRoutes({ messaging, shadowService }: CoapDeviceRoutesD
       methods: { PUT: writeBatch(true), POST: writeBatch(false) },
     },
   ];
+  if (!quotas) return routes;
+  return routes.map((route) => ({
+    ...route,
+    methods: Object.fromEntries(Object.entries(route.methods).map(([method, handler]) => [method, handler && metered(quotas, handler)])),
+  }));
+}
+
+/**
+ * CoAP calls are API calls like REST's (netpie reference §9 meters REST; CoAP is the same API): the request, 1 per
+ * started 4 KiB of payload, is charged before the handler and refused with 4.29 when spent; the reply after it.
+ */
+function metered(quotas: QuotaGate, handler: CoapHandler): CoapHandler {
+  return async (call) => {
+    const { projectid } = call.caller;
+    await quotas.spend(projectid, { apiCalls: blocksOf(call.payload.length, MESSAGE_BLOCK) }, Date.now());
+    let replyBytes = 0;
+    try {
+      const reply = await handler(call);
+      replyBytes = Buffer.byteLength(JSON.stringify(reply.body));
+      return reply;
+    } finally {
+      quotas.record(projectid, { apiCalls: blocksOf(replyBytes, MESSAGE_BLOCK) }, Date.now());
+    }
+  };
 }

@@ -8,6 +8,7 @@ import { DeviceStore } from '../devices/port';
 import { Presence } from '../devices/presence';
 import { AppError, ErrorBody, internalErrorBody, toErrorBody } from '../errors';
 import { MessagingService } from '../messaging/service';
+import { QuotaGate } from '../quotas/port';
 import { ShadowService } from '../shadows/service';
 import { coapCodeOf } from './coap-codes';
 import { coapDeviceRoutes } from './coap-device-routes';
@@ -20,6 +21,8 @@ export interface CoapServerDeps {
   messaging: MessagingService;
   shadowService: ShadowService;
   logger: Logger;
+  /** The API-call quota (issue 5 §5); none when absent. */
+  quotas?: QuotaGate;
 }
 
 export interface CoapServer {

@@ -7,6 +7,7 @@ import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessageBus } from '../messaging/port';
 import { privateTopic, shadowUpdatedTopic } from '../messaging/topics';
 import { AckId, ShadowWriteRequest } from '../shadows/codecs';
+import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
 import { Shadow } from '../shadows/shadow';
 
@@ -59,19 +60,22 @@ export function createShadowTopics({ shadowService, bus, logger }: ShadowTopicsD
       case '@shadow/data/update': {
         const request = decodeOrThrow(ShadowWriteRequest, parseJsonPayload(payload));
         // Merge is the default over MQTT (reference §3.2); an explicit `merged` wins, as over REST.
-        const { shadow, applied } = await shadowService.writeShadow(device, undefined, request, true);
-        // A back-dated write changes nothing, so nothing is announced (reference §3.3: no "updated" event).
-        if (!applied) return;
-        // `data` is what was written, the `$NEW` side (reference §3.4), so clients can merge it into their copy.
+        const { shadow, applied, written, warnings } = await shadowService.writeShadow(device, undefined, request, true);
+        // A back-dated write changes nothing, so nothing is announced (reference §3.3: no "updated" event); but
+        // what the schema converted or dropped is never silent (reference §11.1): it goes to the reply topic.
+        if (!applied) return warnings.length > 0 ? reply({ deviceid: device.deviceid, applied, ...warningMembers(warnings) }) : undefined;
+        // `data` is what was written after the schema, the `$NEW` side (reference §3.4), so clients can merge it
+        // into their copy; warnings say what the schema changed.
         const { deviceid, rev, modified, timestamp } = shadow;
-        return publishJson(shadowUpdatedTopic(deviceid), { deviceid, data: request.data, rev, modified, timestamp });
+        return publishJson(shadowUpdatedTopic(deviceid), { deviceid, data: written, rev, modified, timestamp, ...warningMembers(warnings) });
       }
       case '@shadow/batch/update': {
         const { response } = await shadowService.writeBatch(device, undefined, parseJsonPayload(payload), true);
-        // Without `ackid` NETPIE sends nothing back on success (reference §3.5); errors are always sent.
-        if (response.ackid === undefined) return;
-        const { ackid, total, mints, maxts, applied } = response;
-        return reply({ ackid, total, mints, maxts, applied });
+        // Without `ackid` NETPIE sends nothing back on success (reference §3.5); errors are always sent, and so are
+        // warnings (reference §11.1), then without `ackid`.
+        const { ackid, total, mints, maxts, applied, warnings, warningsOmitted } = response;
+        if (ackid === undefined && warnings === undefined) return;
+        return reply({ ...(ackid !== undefined ? { ackid } : {}), total, mints, maxts, applied, ...(warnings && { warnings, warningsOmitted }) });
       }
     }
   }

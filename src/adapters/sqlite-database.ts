@@ -31,6 +31,45 @@ const MIGRATIONS = [
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      points TEXT NOT NULL
    );`,
+  // Shadow schemas (issue 5 §3): a device's own or a group's default; the body is the schema JSON. No foreign key to
+  // devices: with STORE=cassandra the registry is not here. A deleted device's rows are never read again (ids are
+  // random UUIDs, never reused).
+  `CREATE TABLE schemas (
+     owner TEXT PRIMARY KEY,
+     deviceid TEXT,
+     body TEXT NOT NULL
+   );`,
+  // Quotas (issue 5 §5): limits per project (JSON, absent quota = unlimited) and counters per project, month, quota.
+  `CREATE TABLE quota_limits (
+     projectid TEXT PRIMARY KEY,
+     body TEXT NOT NULL
+   );
+   CREATE TABLE quota_usage (
+     projectid TEXT NOT NULL,
+     month TEXT NOT NULL,
+     quota TEXT NOT NULL,
+     used INTEGER NOT NULL,
+     PRIMARY KEY (projectid, month, quota)
+   );`,
+  // Triggers of a device (no foreign key, as for schemas), event hooks of a project, and the delivery log.
+  `CREATE TABLE triggers (
+     deviceid TEXT PRIMARY KEY,
+     body TEXT NOT NULL
+   );
+   CREATE TABLE event_hooks (
+     projectid TEXT NOT NULL,
+     name TEXT NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (projectid, name)
+   );
+   CREATE TABLE deliveries (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     projectid TEXT NOT NULL,
+     deviceid TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX deliveries_by_project ON deliveries (projectid, id);
+   CREATE INDEX deliveries_by_device ON deliveries (projectid, deviceid, id);`,
 ];
 
 /** Opens (and creates or migrates) the registry, shadow and outbox database, DATA_DIR/openpie.db. */

@@ -4,11 +4,15 @@ import { decodeOrThrow } from '../decode-errors';
 import { AppError } from '../errors';
 import { PointOutbox, ShadowCommit, ShadowStore } from '../shadows/port';
 import { Point } from '../timeseries/point';
+import { usageAdder } from './sqlite-quota-store';
 
 const ShadowRow = t.type({ deviceid: t.string, data: t.string, rev: t.number, modified: t.number, timestamp: t.number });
 const OutboxRow = t.type({ id: t.number, points: t.string });
 
-/** Shadows and the point outbox share one SQLite database, so a write and its points commit in one transaction. */
+/**
+ * Shadows, the point outbox and the quota counters share one SQLite database, so a write, its points and its quota
+ * charge commit in one transaction.
+ */
 export function createSqliteShadowStore(db: Database): ShadowStore & PointOutbox {
   const select = db.prepare('SELECT * FROM shadows WHERE deviceid = ?');
   const insert = db.prepare(
@@ -19,17 +23,24 @@ export function createSqliteShadowStore(db: Database): ShadowStore & PointOutbox
     `UPDATE shadows SET data = @data, rev = @rev, modified = @modified, timestamp = @timestamp
      WHERE deviceid = @deviceid AND rev = @expectedRev`,
   );
+  const deviceExists = db.prepare('SELECT 1 FROM devices WHERE deviceid = ?');
   const enqueue = db.prepare('INSERT INTO point_outbox (points) VALUES (?)');
   const oldest = db.prepare('SELECT id, points FROM point_outbox ORDER BY id LIMIT ?');
   const removeUpTo = db.prepare('DELETE FROM point_outbox WHERE id <= ?');
+  const addUsage = usageAdder(db);
 
-  const commit = db.transaction(({ shadow, expectedRev, points }: ShadowCommit): boolean => {
+  const commit = db.transaction(({ shadow, expectedRev, points, charge }: ShadowCommit): boolean => {
     if (shadow) {
       const row = { ...shadow, data: JSON.stringify(shadow.data) };
       const changed = (expectedRev === 0 ? insert.run(row) : update.run({ ...row, expectedRev })).changes;
-      if (changed !== 1) return false;
+      if (changed !== 1) {
+        // The update found no row at that rev: a lost race, or a device deleted with its shadow (port contract).
+        if (deviceExists.get(shadow.deviceid) === undefined) throw new AppError('DEVICE_NOT_FOUND', `device ${shadow.deviceid} no longer exists`);
+        return false;
+      }
     }
     if (points.length > 0) enqueue.run(JSON.stringify(points));
+    if (charge) addUsage(charge);
     return true;
   });
 

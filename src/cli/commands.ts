@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 /** One admin API call, built from the command line. */
 export interface AdminCall {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: Record<string, unknown>;
 }
@@ -19,6 +20,17 @@ export const USAGE = `usage: openpie <command> [options]
   devices rotate-token <deviceid>
   devices delete <deviceid>
   tokens issue --project P [--ttl SECONDS]
+  schema show|delete (<deviceid> | --project P --group G)
+  schema set (<deviceid> | --project P --group G) (--json JSON | --file FILE)
+  triggers show|delete <deviceid>
+  triggers set <deviceid> (--json JSON | --file FILE)
+  hooks list --project P
+  hooks show|delete --project P <name>
+  hooks set --project P <name> (--json JSON | --file FILE)
+  deliveries list --project P [--device D] [--limit N]
+  quotas show --project P [--month YYYY-MM]
+  quotas set --project P [--shadow-ops N] [--expression-runs N] [--trigger-runs N] [--messages N] [--api-calls N]
+             (replaces every limit: one left out, or "unlimited", has none)
 
 environment: OPENPIE_URL (default http://127.0.0.1:$PORT, PORT default 8080),
              ADMIN_TOKEN (default: the token kept in $DATA_DIR/admin-token)`;
@@ -33,7 +45,33 @@ const OPTIONS = {
   banned: { type: 'string' },
   disabled: { type: 'boolean' },
   ttl: { type: 'string' },
+  json: { type: 'string' },
+  file: { type: 'string' },
+  device: { type: 'string' },
+  limit: { type: 'string' },
+  month: { type: 'string' },
+  'shadow-ops': { type: 'string' },
+  'expression-runs': { type: 'string' },
+  'trigger-runs': { type: 'string' },
+  messages: { type: 'string' },
+  'api-calls': { type: 'string' },
 } as const;
+
+/** The quotas of `quotas set`, by option. */
+const QUOTA_OPTIONS = {
+  'shadow-ops': 'shadowOps',
+  'expression-runs': 'expressionRuns',
+  'trigger-runs': 'triggerRuns',
+  messages: 'messages',
+  'api-calls': 'apiCalls',
+} as const;
+
+/** How the CLI reads `--file`; tests give their own. */
+export interface CliIo {
+  readFile(path: string): string;
+}
+
+const fileSystem: CliIo = { readFile: (path) => readFileSync(path, 'utf8') };
 
 function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -54,8 +92,35 @@ function required(name: string, value: string | undefined): string {
 
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
+/** A limit, or null for `unlimited`. */
+function limitOf(name: string, value: string | undefined): number | null | undefined {
+  if (value === 'unlimited') return null;
+  return integer(name, value);
+}
+
+/** The JSON body of `--json` or `--file`, exactly one of them: a JSON object. */
+function jsonBody(values: { json?: string; file?: string }, io: CliIo): Record<string, unknown> {
+  if ((values.json === undefined) === (values.file === undefined)) throw new UsageError('give the body with --json or --file, one of them');
+  let text: string;
+  try {
+    text = values.json ?? io.readFile(values.file!);
+  } catch (err) {
+    throw new UsageError(`--file ${values.file}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${values.json !== undefined ? '--json' : `--file ${values.file}`} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('the body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+const enc = encodeURIComponent;
+
 /** Turns argv (without node and the script) into the admin API call it stands for. */
-export function parseCommand(argv: string[]): AdminCall {
+export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -111,6 +176,51 @@ export function parseCommand(argv: string[]): AdminCall {
         path: '/v2/admin/tokens',
         body: defined({ projectid: required('project', v.project), ttl: integer('ttl', v.ttl) }),
       };
+    case 'schema show':
+    case 'schema set':
+    case 'schema delete': {
+      const group = v.project !== undefined || v.group !== undefined;
+      if (group && id !== undefined) throw new UsageError(`${noun} ${verb} takes a <deviceid> or --project and --group, not both`);
+      const path = group
+        ? `/v2/admin/projects/${enc(required('project', v.project))}/groups/${enc(required('group', v.group))}/schema`
+        : `${needId()}/schema`;
+      if (verb === 'show') return { method: 'GET', path };
+      if (verb === 'delete') return { method: 'DELETE', path };
+      return { method: 'PUT', path, body: jsonBody(v, io) };
+    }
+    case 'triggers show':
+      return { method: 'GET', path: `${needId()}/triggers` };
+    case 'triggers set':
+      return { method: 'PUT', path: `${needId()}/triggers`, body: jsonBody(v, io) };
+    case 'triggers delete':
+      return { method: 'DELETE', path: `${needId()}/triggers` };
+    case 'hooks list':
+      return { method: 'GET', path: `/v2/admin/projects/${enc(required('project', v.project))}/hooks` };
+    case 'hooks show':
+    case 'hooks set':
+    case 'hooks delete': {
+      if (id === undefined || rest.length > 0) throw new UsageError(`${noun} ${verb} takes exactly one <name>`);
+      const path = `/v2/admin/projects/${enc(required('project', v.project))}/hooks/${enc(id)}`;
+      if (verb === 'show') return { method: 'GET', path };
+      if (verb === 'delete') return { method: 'DELETE', path };
+      return { method: 'PUT', path, body: jsonBody(v, io) };
+    }
+    case 'deliveries list': {
+      const query = new URLSearchParams(defined({ deviceid: v.device, limit: v.limit === undefined ? undefined : String(integer('limit', v.limit)) }) as Record<string, string>);
+      return { method: 'GET', path: `/v2/admin/projects/${enc(required('project', v.project))}/deliveries${query.size > 0 ? `?${query}` : ''}` };
+    }
+    case 'quotas show': {
+      const query = v.month === undefined ? '' : `?month=${enc(v.month)}`;
+      return { method: 'GET', path: `/v2/admin/projects/${enc(required('project', v.project))}/quotas${query}` };
+    }
+    case 'quotas set': {
+      const body: Record<string, unknown> = {};
+      for (const [option, quota] of Object.entries(QUOTA_OPTIONS)) {
+        const limit = limitOf(option, v[option as keyof typeof QUOTA_OPTIONS]);
+        if (limit !== undefined) body[quota] = limit;
+      }
+      return { method: 'PUT', path: `/v2/admin/projects/${enc(required('project', v.project))}/quotas`, body };
+    }
     default:
       throw new UsageError(noun === undefined ? 'no command given' : `unknown command: ${positionals.join(' ')}`);
   }

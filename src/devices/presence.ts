@@ -8,15 +8,34 @@ import { Device } from './device';
 export function createPresence(now: () => number) {
   const connections = new Map<string, number>();
   const lastRestCall = new Map<string, number>();
+  const observers = new Set<(deviceid: string, online: boolean) => void>();
+  const notify = (deviceid: string, online: boolean) => observers.forEach((observer) => observer(deviceid, online));
 
   return {
     connected(deviceid: string): void {
-      connections.set(deviceid, (connections.get(deviceid) ?? 0) + 1);
+      const count = (connections.get(deviceid) ?? 0) + 1;
+      connections.set(deviceid, count);
+      if (count === 1) notify(deviceid, true);
     },
     disconnected(deviceid: string): void {
       const left = (connections.get(deviceid) ?? 1) - 1;
       if (left > 0) connections.set(deviceid, left);
-      else connections.delete(deviceid);
+      else if (connections.delete(deviceid)) notify(deviceid, false);
+    },
+    /**
+     * Calls `observer` when a device's first MQTT connection on this node opens and when its last one closes (a
+     * take-over, new connection first, is no change); for DEVICE.STATUSCHANGED triggers. Observers must not throw.
+     */
+    observe(observer: (deviceid: string, online: boolean) => void): void {
+      observers.add(observer);
+    },
+    /** Open MQTT connections of the device on this node. */
+    connectionsOf(deviceid: string): number {
+      return connections.get(deviceid) ?? 0;
+    },
+    /** Every device with an MQTT connection on this node, with how many. */
+    connectedDevices(): Map<string, number> {
+      return new Map(connections);
     },
     touched(deviceid: string): void {
       lastRestCall.set(deviceid, now());

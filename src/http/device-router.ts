@@ -6,9 +6,12 @@ import { AppError } from '../errors';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessagingService } from '../messaging/service';
 import { ServiceMetrics } from '../metrics/service-metrics';
+import { QuotaGate } from '../quotas/port';
 import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
+import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
 import { Shadow } from '../shadows/shadow';
+import { apiCallQuota } from './api-call-quota';
 import { BODY_LIMITS, readJson, readMessage } from './body';
 import { callerOf, deviceAuth } from './device-auth';
 import { deviceRateLimit } from './device-rate-limit';
@@ -22,6 +25,8 @@ export interface DeviceRouterDeps {
   /** Per-device buckets, shared with the MQTT broker's publishes. */
   rateLimiter: KeyedRateLimiter;
   metrics: Pick<ServiceMetrics, 'countRateLimitRefusal'>;
+  /** The API-call quota of the caller's project (issue 5 §5); none when absent. */
+  quotas?: QuotaGate;
 }
 
 /** The topic of `/message/{any}/{topic}` or of `/message?topic=` (spec 4.2, 4.3), exactly one of them. */
@@ -51,6 +56,7 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   const router = new Router({ prefix });
   router.use(deviceAuth(devices, presence));
   router.use(deviceRateLimit(deps.rateLimiter, deps.metrics));
+  if (deps.quotas) router.use(apiCallQuota(deps.quotas, Date.now));
 
   router.get('/status', (ctx) => {
     const d = callerOf(ctx);
@@ -86,7 +92,7 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   const writeShadow = (merged: boolean) => async (ctx: Context) => {
     const body = await readJson(ctx, BODY_LIMITS.shadowWrite);
     const result = await shadowService.writeShadow(callerOf(ctx), singleQuery(ctx, 'alias'), body, merged);
-    ctx.body = { ...shadowBody(result.shadow), applied: result.applied };
+    ctx.body = { ...shadowBody(result.shadow), applied: result.applied, ...warningMembers(result.warnings) };
   };
   router.put('/shadow/data', writeShadow(true));
   router.post('/shadow/data', writeShadow(false));

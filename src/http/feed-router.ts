@@ -3,8 +3,8 @@ import type { Context } from 'koa';
 import { DeviceStore } from '../devices/port';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { PointRelay } from '../timeseries/outbox-relay';
-import { PointWriter, SeriesSource } from '../timeseries/port';
-import { executeQuery, executeTagsQuery, ScriptSandbox, validateQuery, ValidatedQuery } from '../timeseries/query';
+import { QueryBody, TimeSeriesQueries } from '../timeseries/port';
+import { validateQuery, ValidatedQuery } from '../timeseries/query';
 import { UserTokens } from '../tokens/user-tokens';
 import { BODY_LIMITS, readJson } from './body';
 import { checkMetricsReadable, feedAuth, feedScopeOf, readableMetrics } from './feed-auth';
@@ -13,9 +13,8 @@ import { singleQuery } from './query';
 export interface FeedRouterDeps {
   devices: DeviceStore;
   userTokens: UserTokens;
-  source: SeriesSource;
-  writer: PointWriter;
-  sandbox: ScriptSandbox;
+  /** The embedded engine or KairosDB (TIMESERIES). */
+  queries: TimeSeriesQueries;
   relay: PointRelay;
   now: () => number;
   version: string;
@@ -27,7 +26,7 @@ export interface FeedRouterDeps {
  * tools can point at `{base}/v2/feed`. Every answer is scoped to what the caller may read.
  */
 export function feedRouter(prefix: string, deps: FeedRouterDeps): Router {
-  const { devices, userTokens, source, writer, sandbox, relay, now, metrics } = deps;
+  const { devices, userTokens, queries, relay, now, metrics } = deps;
   const router = new Router({ prefix: `${prefix}/api/v1` });
   // KairosDB clients read `errors` (reference §1); the error handler adds it to every error of these routes.
   router.use(async (ctx, next) => {
@@ -48,32 +47,34 @@ export function feedRouter(prefix: string, deps: FeedRouterDeps): Router {
     await next();
   });
 
-  const readQuery = async (ctx: Context): Promise<ValidatedQuery> => {
-    const query = validateQuery(await readJson(ctx, BODY_LIMITS.query, 'lenient'), now());
+  /** The validated query and the body it came from (an object, or validateQuery throws). */
+  const readQuery = async (ctx: Context): Promise<{ query: ValidatedQuery; body: QueryBody }> => {
+    const body = await readJson(ctx, BODY_LIMITS.query, 'lenient');
+    const query = validateQuery(body, now());
     await checkMetricsReadable(devices, feedScopeOf(ctx), [...query.metricNames, ...query.savedMetricNames]);
-    return query;
+    return { query, body: body as QueryBody };
   };
 
   router.post('/datapoints/query', async (ctx) => {
-    const query = await readQuery(ctx);
-    ctx.body = await metrics.timeQuery('datapoints', () => executeQuery(query, { source, sandbox, writer }));
+    const { query, body } = await readQuery(ctx);
+    ctx.body = await metrics.timeQuery('datapoints', () => queries.query(query, body));
   });
 
   router.post('/datapoints/query/tags', async (ctx) => {
-    const query = await readQuery(ctx);
-    ctx.body = await metrics.timeQuery('tags', () => executeTagsQuery(query, source));
+    const { query, body } = await readQuery(ctx);
+    ctx.body = await metrics.timeQuery('tags', () => queries.queryTags(query, body));
   });
 
   router.get('/metricnames', async (ctx) => {
     const readable = await readableMetrics(devices, feedScopeOf(ctx));
-    const names = await source.metricNames(singleQuery(ctx, 'prefix'));
+    const names = await queries.metricNames(singleQuery(ctx, 'prefix'));
     ctx.body = { results: names.filter((n) => readable.has(n)) };
   });
 
   const tagListing = (pick: (tags: Record<string, string[]>) => string[]) => async (ctx: Context) => {
     const found = new Set<string>();
     for (const metric of await readableMetrics(devices, feedScopeOf(ctx))) {
-      for (const item of pick(await source.tagsOf(metric))) found.add(item);
+      for (const item of pick(await queries.tagsOf(metric))) found.add(item);
     }
     ctx.body = { results: [...found].sort() };
   };

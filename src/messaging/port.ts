@@ -2,3 +2,35 @@
 export interface MessageBus {
   publish(internalTopic: string, payload: Buffer): Promise<void>;
 }
+
+/** Watches messages on internal topics as they pass (the web console's live view); the bus is what carries them. */
+export interface MessageWatch {
+  /**
+   * Calls `onMessage` for every message on `internalFilter` (MQTT wildcards allowed) from the moment the returned
+   * promise resolves, and `onEnd` once if the bus closes. The resolved function stops watching; it is idempotent.
+   */
+  watch(
+    internalFilter: string,
+    onMessage: (internalTopic: string, payload: Buffer) => void,
+    onEnd: () => void,
+  ): Promise<() => Promise<void>>;
+}
+
+/** A message accepted on this node, as the MQTT backbone carries it to the others. `topic` is internal (topics.ts). */
+export interface RelayedMessage {
+  topic: string;
+  payload: Buffer;
+  /** The QoS it reaches devices with, as its publisher asked. */
+  qos: 0 | 1 | 2;
+  retain: boolean;
+}
+
+/** Carries what devices publish on this node to the other nodes of a cluster (the MQTT backbone, issue 4 §2). */
+export interface MessageRelay {
+  /**
+   * QoS 0: sent when the backbone is up, else dropped, as "at most once" allows [MQTT-4.3.1]; resolves at once.
+   * QoS 1 and 2: resolves once the backbone has acknowledged it; rejects with AppError BACKEND_UNAVAILABLE when the
+   * backbone is down or does not answer in time, and then this node must not deliver it either.
+   */
+  relay(message: RelayedMessage): Promise<void>;
+}

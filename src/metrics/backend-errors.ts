@@ -5,9 +5,13 @@ import { ServiceMetrics } from './service-metrics';
 /**
  * A failure of the backend itself (a driver, disk or network error), as opposed to an answer about the request:
  * adapters translate those into AppErrors (DEVICE_NOT_FOUND, SHUTTING_DOWN), and an InvalidPointError is a fault of
- * the caller.
+ * the caller. The adapters of remote backends (KairosDB) translate the backend's own failures into BACKEND_* AppErrors:
+ * those count.
  */
-const isBackendError = (err: unknown) => !(err instanceof AppError) && !(err instanceof InvalidPointError);
+const TRANSLATED_FAILURES = new Set<string>(['BACKEND_UNAVAILABLE', 'BACKEND_ERROR']);
+
+const isBackendError = (err: unknown) =>
+  err instanceof AppError ? TRANSLATED_FAILURES.has(err.code) : !(err instanceof InvalidPointError);
 
 /**
  * The port with every method wrapped so that a backend failure, thrown or rejected, counts in

@@ -52,7 +52,8 @@ const messageBody: RequestBody = {
 
 const SHADOW_TARGET_ERRORS: ErrorCode[] = ['INVALID_QUERY', 'OTHER_GROUP', 'ALIAS_NOT_FOUND'];
 const SHADOW_WRITE_ERRORS: ErrorCode[] = [...JSON_BODY_ERRORS, ...SHADOW_TARGET_ERRORS, 'SHADOW_TOO_LARGE'];
-const PUBLISH_ERRORS: ErrorCode[] = ['INVALID_TOPIC', 'INVALID_QUERY', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+/** BACKEND_UNAVAILABLE: with BACKBONE_URL, while the MQTT backbone is down (README "Production backends: MQTT backbone"). */
+const PUBLISH_ERRORS: ErrorCode[] = ['INVALID_TOPIC', 'INVALID_QUERY', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'BACKEND_UNAVAILABLE'];
 
 const shadowWriteExample = { data: { temp: 33.7, config: { item1: 'a' } }, timestamp: 1700000000000, merged: true };
 const shadowReplyExample = {
@@ -101,7 +102,9 @@ export function devicePaths(prefix: string): Paths {
       ? 'Deep merge for objects; arrays and scalars are replaced; `null` deletes a member.'
       : 'Replaces the whole document (members set to `null` are left out).') +
       ' `merged` in the body beats the method. A write older than the shadow\'s `timestamp` is not applied. ' +
-      'Numbers and booleans of the write are recorded as time-series points unless `store` is `false`.',
+      'Numbers and booleans of the write are recorded as time-series points unless `store` is `false`. A device ' +
+      'schema converts, checks and computes fields; what it converted or dropped is listed in `warnings`. An applied ' +
+      'write runs the device\'s SHADOW.UPDATED triggers unless `trigger` is `false`.',
     parameters: [aliasParameter],
     requestBody: { required: true, content: jsonBody('ShadowWriteRequest', shadowWriteExample) },
     responses: {
@@ -114,7 +117,9 @@ export function devicePaths(prefix: string): Paths {
     summary: merge ? 'Write a batch of timed shadow updates (merge)' : 'Write a batch of timed shadow updates (overwrite)',
     description: '1 to 100 items, applied in time order, atomically: any bad item refuses the whole batch ' +
       '(`INVALID_BATCH_ITEM` with its `index`). More than 100 items: 400 `BATCH_TOO_LARGE` with NETPIE\'s ' +
-      '`errcode: 429` body (spec 8). Every item\'s numbers are recorded as points at its `ts`.',
+      '`errcode: 429` body (spec 8). Every item\'s numbers are recorded as points at its `ts`. The schema runs for ' +
+      'every item (warnings name it by `index`); triggers run once, for the newest item; the batch is one shadow ' +
+      'operation of the quota.',
     parameters: [aliasParameter],
     requestBody: { required: true, content: jsonBody('BatchRequest', batchExample) },
     responses: {

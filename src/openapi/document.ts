@@ -1,5 +1,7 @@
 import { version } from '../../package.json';
 import { adminPaths } from './admin-paths';
+import { automationPaths } from './automation-paths';
+import { consolePaths } from './console-paths';
 import { devicePaths } from './device-paths';
 import { docsPaths } from './docs-paths';
 import { feedPaths } from './feed-paths';
@@ -28,6 +30,8 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
     ...devicePaths('/v2/device'),
     ...feedPaths('/v2/feed'),
     ...adminPaths(),
+    ...automationPaths(),
+    ...consolePaths(),
     ...devicePaths('/device'),
     ...feedPaths('/feed'),
     ...opsPaths(),
@@ -45,6 +49,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
       { name: 'Data store (/feed alias)', description: 'The data store without /v2.' },
       { name: 'Operations', description: 'Health, readiness and Prometheus metrics.' },
       { name: 'Documentation', description: 'This document and the explorer.' },
+      { name: 'Web console', description: 'The operators\' console at /console (admin-token login).' },
     ],
     paths,
     components: { schemas: SCHEMAS, securitySchemes: SECURITY_SCHEMES },

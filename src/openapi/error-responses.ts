@@ -25,7 +25,14 @@ export const ErrorSchema: Schema = {
     inputsize: { type: 'integer', description: '`BATCH_TOO_LARGE` only: number of items sent.' },
     ackid: { type: ['string', 'number'], description: '`BATCH_TOO_LARGE` only: the batch\'s `ackid`, echoed.' },
     index: { type: 'integer', description: '`INVALID_BATCH_ITEM` only: index of the bad item.' },
-    retryAfter: { type: 'integer', description: '`RATE_LIMITED` only: seconds to wait, as in the `Retry-After` header.' },
+    retryAfter: { type: 'integer', description: '`RATE_LIMITED` and `QUOTA_EXCEEDED`: seconds to wait, as in the `Retry-After` header.' },
+    quota: {
+      enum: ['shadowOps', 'expressionRuns', 'triggerRuns', 'messages', 'apiCalls'],
+      description: '`QUOTA_EXCEEDED` only: the monthly quota that is used up.',
+    },
+    limit: { type: 'integer', description: '`QUOTA_EXCEEDED` only: the project\'s monthly limit of that quota.' },
+    used: { type: 'integer', description: '`QUOTA_EXCEEDED` only: how much of it is used this month.' },
+    resetsAt: { type: 'string', format: 'date-time', description: '`QUOTA_EXCEEDED` only: when the quota refills (the next month, UTC).' },
   },
 };
 
@@ -45,6 +52,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   INVALID_TIMESTAMP: 'timestamp: more than 24 hours ahead',
   BATCH_TOO_LARGE: 'batch size exceeds 100',
   INVALID_BATCH_ITEM: 'batch item 3: data: expected a JSON object of fields (got "x")',
+  WEBHOOK_ADDRESS_REFUSED: 'config.uri: 10.0.0.5 is a private address; allow it with WEBHOOK_ALLOW_HOSTS',
   MISSING_CREDENTIALS: 'send Authorization: Device <ClientID>:<token>',
   INVALID_CREDENTIALS: 'unknown device or wrong token',
   DEVICE_DISABLED: 'this device is disabled',
@@ -53,6 +61,8 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   METRIC_FORBIDDEN: 'metric 5d0c… is not a device you may read',
   DEVICE_NOT_FOUND: 'no device with id 5d0c…',
   ALIAS_NOT_FOUND: 'no device named "lamp" in your group',
+  SCHEMA_NOT_FOUND: 'device 5d0c… has no schema',
+  HOOK_NOT_FOUND: 'project home has no event hook named "alert"',
   ROUTE_NOT_FOUND: 'no route for GET /v2/device/nothing',
   METHOD_NOT_ALLOWED: 'method not allowed on this path',
   ALIAS_TAKEN: 'alias "lamp" is already used in group lights',
@@ -60,8 +70,11 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   SHADOW_TOO_LARGE: 'shadow would be 70012 bytes; the limit is 65536',
   UNSUPPORTED_MEDIA_TYPE: 'expected Content-Type: application/json, got application/x-www-form-urlencoded',
   RATE_LIMITED: 'this device is over its limit of 20 requests per second (bursts of 40); retry after 1 s',
+  QUOTA_EXCEEDED: 'project home has used its monthly quota of 500000 shadow operations (shadowOps); it refills at 2025-02-01T00:00:00.000Z',
   INTERNAL: 'internal server error',
+  BACKEND_ERROR: 'the time-series backend (KairosDB) failed the query (HTTP 500)',
   SHUTTING_DOWN: 'the time-series store is closed',
+  BACKEND_UNAVAILABLE: 'the time-series backend (KairosDB) is unavailable: connection refused; try again later',
 };
 
 const EXTRA_MEMBERS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
@@ -69,6 +82,7 @@ const EXTRA_MEMBERS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   INVALID_BATCH_ITEM: { index: 3 },
   KAIROS_QUERY_INVALID: { errors: ['query.metric[0].name may not be empty'] },
   RATE_LIMITED: { retryAfter: 1 },
+  QUOTA_EXCEEDED: { quota: 'shadowOps', limit: 500000, used: 500000, resetsAt: '2025-02-01T00:00:00.000Z', retryAfter: 86400 },
 };
 
 const STATUS_TEXT: Record<number, string> = {
@@ -82,14 +96,14 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported media type',
   429: 'Too many requests',
   500: 'Internal error',
-  503: 'Shutting down',
+  503: 'Unavailable (stopping, or a backend is down)',
 };
 
 /** Errors every call may meet, whatever it does. */
 export const ALWAYS: readonly ErrorCode[] = ['INTERNAL'];
 export const DEVICE_AUTH_ERRORS: readonly ErrorCode[] = ['MISSING_CREDENTIALS', 'INVALID_CREDENTIALS', 'DEVICE_DISABLED', 'DEVICE_BANNED'];
-/** The Device API also limits each device's request rate (RATE_LIMIT_RPS). */
-export const DEVICE_API_ERRORS: readonly ErrorCode[] = [...DEVICE_AUTH_ERRORS, 'RATE_LIMITED'];
+/** The Device API also limits each device's request rate (RATE_LIMIT_RPS) and meters its project's quotas. */
+export const DEVICE_API_ERRORS: readonly ErrorCode[] = [...DEVICE_AUTH_ERRORS, 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
 export const JSON_BODY_ERRORS: readonly ErrorCode[] = ['INVALID_JSON', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
 /** The documented error responses of an operation: its codes grouped by HTTP status, one example per code. */

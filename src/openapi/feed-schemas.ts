@@ -83,11 +83,11 @@ export const FEED_SCHEMAS: Readonly<Record<string, Schema>> = {
         description: 'One entry per metric of the query, in its order.',
         items: {
           type: 'object',
-          required: ['sample_size', 'keys_scanned', 'results'],
+          required: ['sample_size', 'results'],
           additionalProperties: false,
           properties: {
             sample_size: { type: 'integer', description: 'Points read.' },
-            keys_scanned: { type: 'integer' },
+            keys_scanned: { type: 'integer', description: 'Absent with TIMESERIES=kairosdb: upstream KairosDB 1.2.1 has no keys_scanned.' },
             results: {
               type: 'array',
               items: {

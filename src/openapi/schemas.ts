@@ -1,4 +1,5 @@
 import { SHADOW_LIMITS } from '../shadows/limits';
+import { AUTOMATION_SCHEMAS } from './automation-schemas';
 import { ErrorSchema } from './error-responses';
 import { FEED_SCHEMAS } from './feed-schemas';
 import { Schema, schemaRef } from './types';
@@ -30,7 +31,7 @@ const ShadowData: Schema = {
 const WriteOptions = {
   merged: { type: 'boolean', description: 'Beats the method: `true` merges, `false` overwrites.' },
   store: { type: 'boolean', description: '`false` records no time-series points for this write.' },
-  trigger: { type: 'boolean', description: 'Accepted for NETPIE compatibility.' },
+  trigger: { type: 'boolean', description: '`false`: this write runs no triggers.' },
 };
 const ShadowMembers = {
   deviceid: { type: 'string', format: 'uuid' },
@@ -101,6 +102,8 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
       status: { const: 200 },
       ...ShadowMembers,
       applied: { type: 'boolean', description: '`false` when the write was older than the shadow: nothing changed.' },
+      warnings: schemaRef('FieldWarnings'),
+      warningsOmitted: { type: 'integer', minimum: 1 },
     },
   },
   ShadowWriteRequest: {
@@ -143,6 +146,8 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
           applied: { type: 'integer', description: 'Items that changed the shadow; the rest were older than it.' },
           mints: Millis,
           maxts: Millis,
+          warnings: schemaRef('FieldWarnings'),
+          warningsOmitted: { type: 'integer', minimum: 1 },
         },
       },
     },
@@ -190,4 +195,5 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     },
   },
   ...FEED_SCHEMAS,
+  ...AUTOMATION_SCHEMAS,
 };

@@ -1,3 +1,4 @@
+import { UsageCharge } from '../quotas/port';
 import { Point } from '../timeseries/point';
 import { Shadow } from './shadow';
 
@@ -7,6 +8,8 @@ export interface ShadowCommit {
   expectedRev: number;
   /** Points of the write, queued for the time-series store in the same atomic step (see PointOutbox). */
   points: readonly Point[];
+  /** Quota usage of the write, added to the counters in the same atomic step (issue 5 §5). */
+  charge?: UsageCharge;
 }
 
 /** Where shadows live. A device's shadow is deleted together with the device (see DeviceStore). */
@@ -14,8 +17,8 @@ export interface ShadowStore {
   /** Undefined when the device's shadow was never written. */
   readShadow(deviceid: string): Promise<Shadow | undefined>;
   /**
-   * Stores the shadow (compare-and-set on rev, so concurrent writers never lose each other's changes) and queues
-   * the points, all or nothing. Returns false, having stored nothing, when another writer got there first. Throws
+   * Stores the shadow (compare-and-set on rev, so concurrent writers never lose each other's changes), queues
+   * the points and adds the charge, all or nothing. Returns false, having stored nothing, when another writer got there first. Throws
    * AppError('DEVICE_NOT_FOUND') when the device is gone.
    */
   commitShadowWrite(commit: ShadowCommit): Promise<boolean>;

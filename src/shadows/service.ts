@@ -3,6 +3,11 @@ import { Device } from '../devices/device';
 import { DeviceStore } from '../devices/port';
 import { AppError } from '../errors';
 import { JsonObject } from '../json';
+import { QuotaGate, Reservation } from '../quotas/port';
+import { Amounts, blocksOf, SHADOW_BLOCK } from '../quotas/quota';
+import { CompiledSchema } from '../schema/apply-schema';
+import { applyOptionalSchema } from '../schema/service';
+import { FieldWarning, warningMembers } from '../schema/warnings';
 import { BatchEnvelope, BatchItem, ShadowWriteRequest } from './codecs';
 import { SHADOW_LIMITS } from './limits';
 import { applyShadowWrite } from './merge';
@@ -14,29 +19,72 @@ import { assertValidPoints } from '../timeseries/validate-points';
 import { emptyShadow, Shadow } from './shadow';
 import { resolveWriteTime } from './write-time';
 
+/** An applied write, as triggers see it (netpie reference §8.1: `$PREV`, `$NEW`, `$CUR`). For a batch: its newest item. */
+export interface ShadowUpdate {
+  device: Device;
+  /** The shadow's data before the write (before the newest item, for a batch). */
+  previous: JsonObject;
+  /** What the write stored, after the schema: only the fields it mentioned or autofilled. */
+  written: JsonObject;
+  /** The shadow's data after the write. */
+  current: JsonObject;
+  /** Data time of the write (the newest item's, for a batch). */
+  timestamp: number;
+}
+
 export interface ShadowDeps {
   devices: DeviceStore;
   shadows: ShadowStore;
   relay: PointRelay;
   now: () => number;
+  /** The schema a device's writes follow (issue 5 §3); none when absent. */
+  schemaFor?: (device: Device) => Promise<CompiledSchema | undefined>;
+  /** Quotas (issue 5 §5); unlimited when absent. */
+  quotas?: QuotaGate;
+  /**
+   * Told of every applied write that did not say `trigger:false`, once it is committed (issue 5 §4). Must return at
+   * once and never throw: the write is done whatever happens next.
+   */
+  onUpdated?: (update: ShadowUpdate) => void;
 }
 
 export interface WriteResult {
   shadow: Shadow;
   /** False when the write was older than the shadow and left it unchanged. */
   applied: boolean;
+  /** What the write stored (its `data` after the schema), the `$NEW` side. */
+  written: JsonObject;
+  /** Fields the schema converted or dropped (netpie reference §11.1). */
+  warnings: FieldWarning[];
 }
 
 export interface BatchResult {
   deviceid: string;
-  response: { ackid?: string | number; total: number; applied: number; mints: number; maxts: number };
+  response: {
+    ackid?: string | number;
+    total: number;
+    applied: number;
+    mints: number;
+    maxts: number;
+    /** Only when there are any; each names its item by `index` (see warningMembers). */
+    warnings?: FieldWarning[];
+    warningsOmitted?: number;
+  };
+}
+
+/** What one attempt at a write would do, computed from the shadow as it is (see `update`). */
+interface Plan {
+  next: Shadow | undefined;
+  points: Point[];
+  /** Quota charge of the write (netpie reference §9, spec section 8). */
+  amounts: Amounts;
 }
 
 /** Concurrent writers to one shadow retry on a lost compare-and-set; this many losses in a row is a server fault. */
 const MAX_CAS_ATTEMPTS = 50;
 
 /** Shadow use cases (spec 4.4-4.6), the same for every transport. */
-export function createShadowService({ devices, shadows, relay, now }: ShadowDeps) {
+export function createShadowService({ devices, shadows, relay, now, schemaFor, quotas, onUpdated }: ShadowDeps) {
   /** The caller itself, or the device of the caller's group named by `alias` (spec 4.4). */
   async function resolveTarget(caller: Device, alias: string | undefined): Promise<Device> {
     if (alias === undefined || alias === caller.alias) return caller;
@@ -52,54 +100,84 @@ export function createShadowService({ devices, shadows, relay, now }: ShadowDeps
   }
 
   /**
-   * Reads, changes and stores with compare-and-set, retrying when another writer won the race. The write's points
-   * are recorded whether or not the shadow changes (back-dated writes still feed the time series, issue 3 §1), in
-   * the same atomic step, and handed on to the time-series store right after.
+   * Reads, plans and stores with compare-and-set, retrying when another writer won the race. The write's points
+   * are recorded whether or not the shadow changes (back-dated writes still feed the time series, issue 3 §1), and
+   * its quota charge is stored, in the same atomic step; the points are handed on to the time-series store right
+   * after. A plan is made again on each try, since the schema's `$$` is the shadow as it is then.
    */
-  async function update(
-    deviceid: string,
-    points: readonly Point[],
-    change: (current: Shadow) => Shadow | undefined,
-  ): Promise<WriteResult> {
-    assertValidPoints(points);
+  async function update<P extends Plan>(target: Device, at: number, plan: (current: Shadow) => P): Promise<{ current: Shadow; done: P }> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const current = await read(deviceid);
-      const next = change(current);
-      if (next) checkSize(next.data);
-      if (await shadows.commitShadowWrite({ shadow: next, expectedRev: current.rev, points })) {
+      const current = await read(target.deviceid);
+      const done = plan(current);
+      assertValidPoints(done.points);
+      if (done.next) checkSize(done.next.data);
+      const held: Reservation | undefined = await quotas?.reserve(target.projectid, done.amounts, at);
+      let committed = false;
+      try {
+        committed = await shadows.commitShadowWrite({ shadow: done.next, expectedRev: current.rev, points: done.points, charge: held?.charge });
+      } finally {
+        if (!committed) held?.release();
+      }
+      if (committed) {
         // The reply does not wait for the time-series store: the points are durable in the outbox already, and the
         // data-store API drains the outbox before it answers a query, so a query still sees every acknowledged write.
-        if (points.length > 0) void relay.flush();
-        return next ? { shadow: next, applied: true } : { shadow: current, applied: false };
+        if (done.points.length > 0) void relay.flush();
+        return { current, done };
       }
     }
-    throw new Error(`shadow ${deviceid}: too many concurrent writers`);
+    throw new Error(`shadow ${target.deviceid}: too many concurrent writers`);
+  }
+
+  /** The points of what a write stored, without the schema's `store:false` fields. */
+  function pointsOf(deviceid: string, schema: CompiledSchema | undefined, written: JsonObject, ts: number): Point[] {
+    if (!schema || schema.unstored.size === 0) return pointsOfWrite(deviceid, written, ts);
+    const kept = Object.fromEntries(Object.entries(written).filter(([name]) => !schema.unstored.has(name)));
+    return pointsOfWrite(deviceid, kept, ts);
   }
 
   return {
+    /** Costs one shadow operation per started KiB of the shadow read (netpie reference §9). */
     async readShadow(caller: Device, alias?: string): Promise<Shadow> {
       const target = await resolveTarget(caller, alias);
-      return read(target.deviceid);
+      const shadow = await read(target.deviceid);
+      await quotas?.spend(target.projectid, { shadowOps: blocksOf(Buffer.byteLength(JSON.stringify(shadow.data)), SHADOW_BLOCK) }, now());
+      return shadow;
     },
 
-    /** A single write; `defaultMerged` comes from the method (PUT merge, POST overwrite) unless `merged` is given. */
+    /**
+     * A single write; `defaultMerged` comes from the method (PUT merge, POST overwrite) unless `merged` is given.
+     * Costs one shadow operation per started KiB of `data`, plus one expression run per transform evaluated.
+     */
     async writeShadow(caller: Device, alias: string | undefined, body: unknown, defaultMerged: boolean): Promise<WriteResult> {
       const req: ShadowWriteRequest = decodeOrThrow(ShadowWriteRequest, body);
       const target = await resolveTarget(caller, alias);
       const at = now();
       const ts = resolveWriteTime(req.timestamp, at, 'INVALID_TIMESTAMP', 'timestamp');
       const merged = req.merged ?? defaultMerged;
-      const points = req.store === false ? [] : pointsOfWrite(target.deviceid, req.data, ts);
-      return update(target.deviceid, points, (current) =>
-        ts < current.timestamp
-          ? undefined
-          : { ...current, data: applyShadowWrite(current.data, req.data, merged), rev: current.rev + 1, modified: at, timestamp: ts },
-      );
+      const schema = await schemaFor?.(target);
+      const shadowOps = blocksOf(Buffer.byteLength(JSON.stringify(req.data)), SHADOW_BLOCK);
+      const { current, done } = await update(target, at, (current) => {
+        const outcome = applyOptionalSchema(schema, req.data, current.data);
+        return {
+          ...outcome,
+          points: req.store === false ? [] : pointsOf(target.deviceid, schema, outcome.data, ts),
+          amounts: { shadowOps, expressionRuns: outcome.expressionRuns },
+          next: ts < current.timestamp
+            ? undefined
+            : { ...current, data: applyShadowWrite(current.data, outcome.data, merged), rev: current.rev + 1, modified: at, timestamp: ts },
+        };
+      });
+      if (done.next && req.trigger !== false) {
+        onUpdated?.({ device: target, previous: current.data, written: done.data, current: done.next.data, timestamp: ts });
+      }
+      return { shadow: done.next ?? current, applied: done.next !== undefined, written: done.data, warnings: done.warnings };
     },
 
     /**
      * A batch (spec 4.6): all items are checked before anything is stored, applied in time order, and the shadow
-     * ends at the newest item unless even that is older than the shadow. One stored write, so all or nothing.
+     * ends at the newest item unless even that is older than the shadow. One stored write, so all or nothing. The
+     * schema runs for every item as if it were written alone, `$$` being the shadow as the items before left it
+     * (rule 5); triggers see the newest item only (rule 6). Costs one shadow operation (spec section 8).
      */
     async writeBatch(caller: Device, alias: string | undefined, body: unknown, defaultMerged: boolean): Promise<BatchResult> {
       const envelope: BatchEnvelope = decodeBatchEnvelope(body);
@@ -109,29 +187,46 @@ export function createShadowService({ devices, shadows, relay, now }: ShadowDeps
         .map((raw, index) => decodeBatchItem(raw, index, at))
         .sort((a, b) => a.ts - b.ts);
       const merged = envelope.merged ?? defaultMerged;
-      const points = envelope.store === false ? [] : items.flatMap((item) => pointsOfWrite(target.deviceid, item.data, item.ts));
-      let appliedCount = 0;
-      const result = await update(target.deviceid, points, (current) => {
+      const schema = await schemaFor?.(target);
+      const { done } = await update(target, at, (current) => {
         let data = current.data;
         let timestamp = current.timestamp;
-        appliedCount = 0;
+        let applied = 0;
+        let expressionRuns = 0;
+        let newest: ShadowUpdate | undefined;
+        const points: Point[] = [];
+        const warnings: FieldWarning[] = [];
         for (const item of items) {
+          const outcome = applyOptionalSchema(schema, item.data, data);
+          expressionRuns += outcome.expressionRuns;
+          for (const w of outcome.warnings) warnings.push({ index: item.index, ...w });
+          if (envelope.store !== false) points.push(...pointsOf(target.deviceid, schema, outcome.data, item.ts));
           if (item.ts < timestamp) continue;
-          data = applyShadowWrite(data, item.data, merged);
+          const previous = data;
+          data = applyShadowWrite(data, outcome.data, merged);
           timestamp = item.ts;
-          appliedCount++;
+          applied++;
+          newest = { device: target, previous, written: outcome.data, current: data, timestamp };
         }
-        return appliedCount === 0 ? undefined : { ...current, data, timestamp, rev: current.rev + 1, modified: at };
+        return {
+          points,
+          warnings,
+          applied,
+          newest,
+          amounts: { shadowOps: 1, expressionRuns },
+          next: applied === 0 ? undefined : { ...current, data, timestamp, rev: current.rev + 1, modified: at },
+        };
       });
-      if (!result.applied) appliedCount = 0;
+      if (done.newest && envelope.trigger !== false) onUpdated?.(done.newest);
       return {
         deviceid: target.deviceid,
         response: {
           ...(envelope.ackid !== undefined ? { ackid: envelope.ackid } : {}),
           total: items.length,
-          applied: appliedCount,
+          applied: done.applied,
           mints: items[0].ts,
           maxts: items[items.length - 1].ts,
+          ...warningMembers(done.warnings),
         },
       };
     },
@@ -155,7 +250,7 @@ function decodeBatchEnvelope(body: unknown): BatchEnvelope {
   return envelope;
 }
 
-function decodeBatchItem(raw: unknown, index: number, now: number): { data: JsonObject; ts: number } {
+function decodeBatchItem(raw: unknown, index: number, now: number): { data: JsonObject; ts: number; index: number } {
   let item: BatchItem;
   try {
     item = decodeOrThrow(BatchItem, raw, 'INVALID_BATCH_ITEM');
@@ -169,7 +264,7 @@ function decodeBatchItem(raw: unknown, index: number, now: number): { data: Json
   const given = item.ts ?? item.timestamp;
   if (given === undefined) throw new AppError('INVALID_BATCH_ITEM', `batch item ${index}: "ts" is required`, { index });
   try {
-    return { data: item.data, ts: resolveWriteTime(given, now, 'INVALID_BATCH_ITEM', `batch item ${index}: ts`) };
+    return { data: item.data, ts: resolveWriteTime(given, now, 'INVALID_BATCH_ITEM', `batch item ${index}: ts`), index };
   } catch (err) {
     throw err instanceof AppError ? new AppError(err.code, err.message, { index }) : err;
   }

@@ -5,6 +5,7 @@ import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { RunningServer, ServerOptions, startServer } from '../../src/server';
+import { testStoreFor } from './cassandra';
 import { HttpClient, httpClient } from './http';
 
 export interface Stack {
@@ -12,6 +13,8 @@ export interface Stack {
   dataDir: string;
   baseUrl: string;
   mqttUrl: string;
+  /** `ws://127.0.0.1:<HTTP port>/mqtt`: MQTT over WebSocket on the HTTP server (test/integration/transports). */
+  mqttWsUrl: string;
   /** `coap://127.0.0.1:<port>`, UDP. */
   coapUrl: string;
   http: HttpClient;
@@ -31,10 +34,15 @@ export async function startStack(
   } & ServerOptions = {},
 ): Promise<Stack> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'openpie-test-'));
+  // TEST_STORE=cassandra: the registry and shadows in Cassandra (test/helpers/cassandra.ts).
+  const store = testStoreFor(dataDir, opts.env);
   const config = loadConfig({
     PORT: '0',
     MQTT_PORT: '0',
     COAP_PORT: '0',
+    // Used only when a suite sets TLS_CERT_FILE and TLS_KEY_FILE (test/integration/transports).
+    MQTTS_PORT: '0',
+    HTTPS_PORT: '0',
     HOST: '127.0.0.1',
     MQTT_HOST: '127.0.0.1',
     COAP_HOST: '127.0.0.1',
@@ -43,10 +51,12 @@ export async function startStack(
     ADMIN_TOKEN: 'test-admin-token-0123456789',
     // Suites drive one device hard; the per-device limit is off unless a suite sets it (test/integration/ops).
     RATE_LIMIT_RPS: '0',
+    ...store.env,
     ...opts.env,
   });
   const server = await startServer(config, createLogger(config.logLevel, opts.logStream), {
     readinessChecks: opts.readinessChecks,
+    sharedDatabase: opts.sharedDatabase,
   });
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   return {
@@ -54,12 +64,15 @@ export async function startStack(
     dataDir,
     baseUrl,
     mqttUrl: `mqtt://127.0.0.1:${server.mqttPort}`,
+    mqttWsUrl: `ws://127.0.0.1:${server.httpPort}/mqtt`,
     coapUrl: `coap://127.0.0.1:${server.coapPort}`,
     http: httpClient(baseUrl),
     admin: httpClient(baseUrl, { authorization: `Bearer ${server.adminToken}` }),
     async stop({ keepData = false } = {}) {
       await server.close();
-      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (keepData) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      await store.drop();
     },
   };
 }

@@ -24,4 +24,53 @@ describe('openpie CLI commands', () => {
     expect(() => parseCommand(['fly'])).to.throw(UsageError, /unknown command/);
     expect(() => parseCommand(['devices', 'list', '--colour', 'red'])).to.throw(UsageError);
   });
+
+  describe('schemas, triggers, hooks, deliveries and quotas (issue 5)', () => {
+    const files = { readFile: (path: string) => (path === 'schema.json' ? '{"properties":{"t":{"type":"number"}}}' : '[1]') };
+
+    it('turns schema commands into calls on a device or on a group default', () => {
+      expect(parseCommand(['schema', 'set', 'abc', '--file', 'schema.json'], files)).to.deep.equal({
+        method: 'PUT', path: '/v2/admin/devices/abc/schema', body: { properties: { t: { type: 'number' } } },
+      });
+      expect(parseCommand(['schema', 'show', '--project', 'p', '--group', 'g'])).to.deep.equal({ method: 'GET', path: '/v2/admin/projects/p/groups/g/schema' });
+      expect(parseCommand(['schema', 'delete', 'abc'])).to.deep.equal({ method: 'DELETE', path: '/v2/admin/devices/abc/schema' });
+      expect(parseCommand(['schema', 'set', '--project', 'p', '--group', 'g', '--json', '{"properties":{}}']).body).to.deep.equal({ properties: {} });
+    });
+
+    it('turns trigger, hook and delivery commands into their calls', () => {
+      expect(parseCommand(['triggers', 'set', 'abc', '--json', '{"trigger":[]}'])).to.deep.equal({
+        method: 'PUT', path: '/v2/admin/devices/abc/triggers', body: { trigger: [] },
+      });
+      expect(parseCommand(['triggers', 'show', 'abc']).path).to.equal('/v2/admin/devices/abc/triggers');
+      expect(parseCommand(['triggers', 'delete', 'abc']).method).to.equal('DELETE');
+      expect(parseCommand(['hooks', 'list', '--project', 'p'])).to.deep.equal({ method: 'GET', path: '/v2/admin/projects/p/hooks' });
+      expect(parseCommand(['hooks', 'set', 'alert', '--project', 'p', '--json', '{"type":"MESSAGE"}'])).to.deep.equal({
+        method: 'PUT', path: '/v2/admin/projects/p/hooks/alert', body: { type: 'MESSAGE' },
+      });
+      expect(parseCommand(['hooks', 'delete', 'alert', '--project', 'p']).path).to.equal('/v2/admin/projects/p/hooks/alert');
+      expect(parseCommand(['deliveries', 'list', '--project', 'p', '--device', 'abc', '--limit', '5']).path)
+        .to.equal('/v2/admin/projects/p/deliveries?deviceid=abc&limit=5');
+    });
+
+    it('reads and sets quota limits, "unlimited" meaning none', () => {
+      expect(parseCommand(['quotas', 'show', '--project', 'p', '--month', '2025-01']).path).to.equal('/v2/admin/projects/p/quotas?month=2025-01');
+      expect(parseCommand(['quotas', 'set', '--project', 'p', '--shadow-ops', '500000', '--messages', 'unlimited', '--api-calls', '10'])).to.deep.equal({
+        method: 'PUT', path: '/v2/admin/projects/p/quotas', body: { shadowOps: 500000, messages: null, apiCalls: 10 },
+      });
+    });
+
+    it('refuses missing or bad bodies and options with a usage error', () => {
+      expect(() => parseCommand(['schema', 'set', 'abc'])).to.throw(UsageError, /--json or --file/);
+      expect(() => parseCommand(['schema', 'set', 'abc', '--json', '{}', '--file', 'x'])).to.throw(UsageError, /one of them/);
+      expect(() => parseCommand(['schema', 'set', 'abc', '--json', '{oops'])).to.throw(UsageError, /--json is not valid JSON/);
+      expect(() => parseCommand(['triggers', 'set', 'abc', '--file', 'list.json'], files)).to.throw(UsageError, /JSON object/);
+      expect(() => parseCommand(['triggers', 'set', 'abc', '--file', 'missing.json'])).to.throw(UsageError, /--file missing\.json/);
+      expect(() => parseCommand(['schema', 'show', 'abc', '--project', 'p', '--group', 'g'])).to.throw(UsageError, /not both/);
+      expect(() => parseCommand(['schema', 'show', '--project', 'p'])).to.throw(UsageError, /--group/);
+      expect(() => parseCommand(['hooks', 'show', '--project', 'p'])).to.throw(UsageError, /<name>/);
+      expect(() => parseCommand(['hooks', 'list'])).to.throw(UsageError, /--project/);
+      expect(() => parseCommand(['quotas', 'set', '--project', 'p', '--messages', 'lots'])).to.throw(UsageError, /--messages must be a whole number/);
+      expect(() => parseCommand(['deliveries', 'list', '--project', 'p', '--limit', '-1'])).to.throw(UsageError);
+    });
+  });
 });

@@ -10,8 +10,10 @@
 export { validateQuery } from './validate-query';
 export { executeQuery, executeTagsQuery } from './execute-query';
 export { runQuery, runTagsQuery } from './run-query';
+export { aggregateValues } from './aggregate-values';
 export { KairosQueryError, kairosErrorBody } from './kairos-query-error';
 export type { QueryDeps } from './execute-query';
+export type { ChainContext } from './aggregator-chain';
 export type { RunQueryDeps } from './run-query';
 export type { ScriptSandbox } from './script-port';
 export type { ValidatedQuery, MetricQuery, AggregatorSpec, GroupBySpec } from './query-model';

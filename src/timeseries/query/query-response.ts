@@ -33,8 +33,11 @@ export interface QueryResult {
 
 export interface MetricResponse {
   readonly sample_size: number;
-  /** From the InscopeMetrics fork 1.2.28, the reference's primary source; upstream KairosDB has only sample_size. */
-  readonly keys_scanned: number;
+  /**
+   * From the InscopeMetrics fork 1.2.28, the reference's primary source; upstream KairosDB has only sample_size, so
+   * answers forwarded from the KairosDB 1.2.1 backend (TIMESERIES=kairosdb) leave it out.
+   */
+  readonly keys_scanned?: number;
   readonly results: readonly QueryResult[];
 }
 

@@ -46,6 +46,27 @@ describe('openpie CLI against a running service', () => {
     expect(token.split('.')).to.have.length(3);
   });
 
+  it('sets a schema from a file, sets and reads quota limits, and lists deliveries', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const device = JSON.parse((await cli('devices', 'create', '--project', 'p2', '--group', 'g1', '--alias', 'sensor')).stdout);
+    const file = join(mkdtempSync(join(tmpdir(), 'openpie-cli-')), 'schema.json');
+    writeFileSync(file, JSON.stringify({ properties: { temp: { type: 'number' } } }));
+
+    const schema = JSON.parse((await cli('schema', 'set', device.deviceid, '--file', file)).stdout);
+    const limits = JSON.parse((await cli('quotas', 'set', '--project', 'p2', '--shadow-ops', '100', '--messages', 'unlimited')).stdout);
+    const report = JSON.parse((await cli('quotas', 'show', '--project', 'p2')).stdout);
+    const log = JSON.parse((await cli('deliveries', 'list', '--project', 'p2')).stdout);
+    const refused = await cli('hooks', 'set', 'h', '--project', 'p2', '--json', '{"type":"WEBHOOK","config":{"method":"GET","uri":"http://10.0.0.1/"}}').catch((e) => e);
+
+    expect(schema).to.deep.equal({ properties: { temp: { type: 'number' } } });
+    expect(limits.quotas.shadowOps).to.deep.equal({ used: 0, limit: 100 });
+    expect(report.quotas.messages.limit).to.equal(null);
+    expect(log).to.deep.equal({ deliveries: [] });
+    expect(refused.code).to.equal(1);
+    expect(JSON.parse(refused.stderr)).to.include({ status: 400, code: 'WEBHOOK_ADDRESS_REFUSED' });
+  });
+
   it('exits with 2 and the usage on a bad command', async () => {
     const err = await cli('devices', 'fly').catch((e) => e);
     expect(err.code).to.equal(2);

@@ -1,0 +1,21 @@
+import { cassandraStoreEnv, dropKeyspace, randomKeyspace } from '../test/helpers/cassandra';
+import { aDevice } from '../test/helpers/devices';
+import { asDevice } from '../test/helpers/rest-device';
+import { startStack } from '../test/helpers/stack';
+(async () => {
+  const settings = { contactPoints: ['127.0.0.1:29042'], localDataCenter: 'datacenter1' };
+  const keyspace = randomKeyspace();
+  const stack = await startStack({ env: cassandraStoreEnv(settings, keyspace) });
+  const device = await aDevice(stack);
+  const client = asDevice(stack, device);
+  const acked = new Set<string>(); const statuses: Record<number, number> = {};
+  let next = 0; let running = true;
+  const writer = async () => { while (running) { const f = `k${next++}`; const res = await client('PUT', '/v2/device/shadow/data', { body: { data: { [f]: 1 } } }); statuses[res.status] = (statuses[res.status] ?? 0) + 1; if (res.status === 200) acked.add(f); else console.log(res.status, res.text); } };
+  const ws = Array.from({ length: 4 }, writer);
+  await new Promise((r) => setTimeout(r, 2000)); running = false; await Promise.all(ws);
+  const res = await client('GET', '/v2/device/shadow/data');
+  const stored = new Set(Object.keys(res.body.data));
+  console.log(statuses, 'acked', acked.size, 'stored', stored.size, 'rev', res.body.rev, 'lost', [...acked].filter((f) => !stored.has(f)));
+  await stack.stop(); await dropKeyspace(settings, keyspace);
+  process.exit(0);
+})();

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: makes sure Chromium is there, starts the real servers the suites need (Cassandra, KairosDB, Mosquitto: infra/), type-checks, runs
+# every suite, and stops the servers again, unless they were already running before (then they are left as found).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The console's browser tests drive Debian's Chromium. Outside CI a machine without it (and without root) still
+# runs every other suite; the browser tests then say they were skipped.
+bash scripts/ensure-chromium.sh || [ -z "${CI:-}" ]
+
+if bash infra/stack.sh status > /dev/null 2>&1; then
+  echo "test: infra already running; leaving it running afterwards"
+else
+  trap 'bash infra/stop-all.sh || true' EXIT
+  bash infra/start-all.sh
+fi
+eval "$(bash infra/env.sh)"
+
+npx tsc -p tsconfig.json --noEmit
+npx mocha "$@"

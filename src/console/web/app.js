@@ -1,0 +1,66 @@
+// @ts-check
+import { adminToken, forgetAdminToken, onUnauthorized } from './api.js';
+import { deviceView } from './device-view.js';
+import { devicesView } from './devices-view.js';
+import { byId, h } from './dom.js';
+import { loginView } from './login-view.js';
+import { messagesView } from './messages-view.js';
+import { clearError } from './report.js';
+
+/**
+ * The console's entry: picks the view of the address's hash, and sends the operator to the login form while there
+ * is no admin token (or the service refused it). Each view returns a function that stops its polling and streams.
+ */
+
+const main = byId('main', HTMLElement);
+const nav = byId('nav', HTMLElement);
+const decode = (/** @type {string} */ part) => decodeURIComponent(part);
+
+/** @type {[RegExp, (match: RegExpExecArray) => () => void][]} */
+const ROUTES = [
+  [/^#\/devices(?:\/([^/]+))?$/, (m) => devicesView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
+  [/^#\/device\/([^/]+)$/, (m) => deviceView(main, { deviceid: decode(m[1]) })],
+  [/^#\/messages\/([^/]+)\/([^/]+)$/, (m) => messagesView(main, { projectid: decode(m[1]), groupid: decode(m[2]) })],
+];
+
+let leave = () => {};
+/** @type {string | undefined} */
+let loginNotice;
+
+function render() {
+  leave();
+  clearError();
+  document.title = 'openpie console';
+  if (!adminToken()) {
+    nav.hidden = true;
+    leave = loginView(main, { notice: loginNotice, onLogin: () => { loginNotice = undefined; render(); } });
+    return;
+  }
+  nav.hidden = false;
+  const hash = location.hash === '' || location.hash === '#' || location.hash === '#/' ? '#/devices' : location.hash;
+  for (const [pattern, view] of ROUTES) {
+    const match = pattern.exec(hash);
+    if (!match) continue;
+    leave = view(match);
+    // The new view's heading takes the focus, so keyboard and screen-reader users start at its top.
+    main.querySelector('h1')?.focus();
+    return;
+  }
+  leave = () => {};
+  main.replaceChildren(h('h1', { tabindex: -1 }, 'No such page'), h('p', {}, h('a', { href: '#/devices' }, 'Go to the devices')));
+}
+
+onUnauthorized(() => {
+  forgetAdminToken();
+  loginNotice = 'The service refused the admin token (changed, or the service was restarted with another): log in again.';
+  render();
+});
+
+byId('logout', HTMLButtonElement).addEventListener('click', () => {
+  forgetAdminToken();
+  loginNotice = 'Logged out.';
+  render();
+});
+
+window.addEventListener('hashchange', render);
+render();

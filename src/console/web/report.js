@@ -1,0 +1,46 @@
+// @ts-check
+import { ApiError, tokenRefused } from './api.js';
+import { byId } from './dom.js';
+
+/**
+ * Shows what went wrong in the page's one alert banner. Aborted requests (the view was left) are not errors; a
+ * refused admin token sends the operator back to the login form.
+ * @param {unknown} err
+ */
+export function reportError(err) {
+  if (err instanceof DOMException && err.name === 'AbortError') return;
+  if (err instanceof ApiError && err.status === 401) {
+    tokenRefused();
+    return;
+  }
+  const banner = byId('error', HTMLParagraphElement);
+  banner.textContent = err instanceof ApiError ? `${err.message} (${err.code})` : `Something went wrong: ${String(err)}`;
+  banner.hidden = false;
+}
+
+export function clearError() {
+  const banner = byId('error', HTMLParagraphElement);
+  banner.hidden = true;
+  banner.textContent = '';
+}
+
+/**
+ * Runs `task` now and then every `ms` after each run ends (never two at once), until `signal` aborts.
+ * @param {() => Promise<void>} task
+ * @param {number} ms
+ * @param {AbortSignal} signal
+ */
+export function every(task, ms, signal) {
+  /** @type {number | undefined} */
+  let timer;
+  const run = async () => {
+    try {
+      await task();
+    } catch (err) {
+      if (!signal.aborted) reportError(err);
+    }
+    if (!signal.aborted) timer = window.setTimeout(run, ms);
+  };
+  signal.addEventListener('abort', () => window.clearTimeout(timer), { once: true });
+  void run();
+}

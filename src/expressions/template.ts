@@ -1,0 +1,88 @@
+import { Json } from '../json';
+import { compileExpression, Compiled, referenceProblem } from './compile';
+import { ExpressionError } from './errors';
+import { Variables } from './evaluate';
+import { EXPRESSION_LIMITS } from './limits';
+import { toText } from './values';
+
+type Part = { text: string } | { expr: Compiled; position: number };
+
+/** A text with `{{ expression }}` holes (netpie reference §8.1, §8.3), parsed once. */
+export interface Template {
+  readonly source: string;
+  /** The parsed `{{ }}` holes, in order. */
+  readonly holes: readonly Compiled[];
+  /** The text with every hole replaced by its value as text (`toText`), passed through `encode` when given. */
+  render(variables: Variables, encode?: (text: string) => string): string;
+  /** The value of a template that is exactly one hole (`{{ $NEW.temp }}`), so context variables keep their type. */
+  value(variables: Variables): Json;
+}
+
+/** Parses a template; throws ExpressionError('syntax') naming the hole at fault. */
+export function parseTemplate(source: string): Template {
+  if (source.length > EXPRESSION_LIMITS.maxTemplateLength) {
+    throw new ExpressionError('syntax', `template is ${source.length} characters long; the limit is ${EXPRESSION_LIMITS.maxTemplateLength}`);
+  }
+  const parts: Part[] = [];
+  let at = 0;
+  while (at < source.length) {
+    const open = source.indexOf('{{', at);
+    if (open < 0) break;
+    const close = source.indexOf('}}', open + 2);
+    if (close < 0) throw new ExpressionError('syntax', '"{{" is not closed by "}}"', open);
+    if (open > at) parts.push({ text: source.slice(at, open) });
+    const inner = source.slice(open + 2, close);
+    if (inner.trim() === '') throw new ExpressionError('syntax', 'empty "{{ }}"', open);
+    try {
+      parts.push({ expr: compileExpression(inner), position: open });
+    } catch (err) {
+      if (err instanceof ExpressionError && err.position !== undefined) {
+        throw new ExpressionError('syntax', err.message.replace(/ \(at character \d+\)$/, ''), open + 2 + err.position);
+      }
+      throw err;
+    }
+    at = close + 2;
+  }
+  if (at < source.length) parts.push({ text: source.slice(at) });
+
+  const evaluatePart = (p: { expr: Compiled; position: number }, variables: Variables): Json => {
+    try {
+      return p.expr.run(variables);
+    } catch (err) {
+      if (err instanceof ExpressionError) throw new ExpressionError('evaluation', `{{ ${p.expr.source.trim()} }}: ${err.message}`);
+      throw err;
+    }
+  };
+
+  return {
+    source,
+    holes: parts.flatMap((p) => ('expr' in p ? [p.expr] : [])),
+    render(variables, encode = (s) => s) {
+      let out = '';
+      for (const p of parts) out += 'text' in p ? p.text : encode(toText(evaluatePart(p, variables)));
+      if (out.length > EXPRESSION_LIMITS.maxStringLength) {
+        throw new ExpressionError('evaluation', `rendered text is longer than ${EXPRESSION_LIMITS.maxStringLength} characters`);
+      }
+      return out;
+    },
+    value(variables) {
+      const [only] = parts;
+      if (parts.length === 1 && 'expr' in only) return evaluatePart(only, variables);
+      return this.render(variables);
+    },
+  };
+}
+
+/** What is wrong with a template (syntax, unknown variables or functions in a hole), or undefined; for codecs. */
+export function templateProblem(source: string, variables: ReadonlySet<string>): string | undefined {
+  try {
+    for (const hole of parseTemplate(source).holes) {
+      const problem = referenceProblem(hole.expr, variables);
+      if (problem) return `{{ ${hole.source.trim()} }}: ${problem}`;
+    }
+    return undefined;
+  } catch (err) {
+    if (err instanceof ExpressionError) return err.message;
+    throw err;
+  }
+}

@@ -1,0 +1,100 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { closed, ScopeId } from '../codecs';
+import { decodeOrThrow } from '../decode-errors';
+import { MonthQuery, QuotaLimitsRequest } from '../quotas/codecs';
+import { Limits, QUOTA_NAMES } from '../quotas/quota';
+import { QuotaService } from '../quotas/service';
+import { SchemaOwner } from '../schema/port';
+import { SchemaService } from '../schema/service';
+import { TriggerService } from '../triggers/service';
+import { adminAuth } from './admin-auth';
+import { readJson } from './body';
+
+/** Schemas, trigger lists and hooks are larger than device records: 256 KiB (README "Limits"). */
+export const AUTOMATION_BODY_LIMIT = 256 * 1024;
+
+const ProjectPath = closed({ projectid: ScopeId });
+const GroupPath = closed({ projectid: ScopeId, groupid: ScopeId });
+
+export interface AdminAutomationRouterDeps {
+  adminToken: string;
+  schemas: SchemaService;
+  quotas: QuotaService;
+  triggers: TriggerService;
+}
+
+const projectOf = (ctx: Context) => decodeOrThrow(ProjectPath, { projectid: ctx.params.projectid }, 'INVALID_QUERY').projectid;
+
+/** Schemas, triggers, event hooks, the delivery log and quotas of the admin API (issue 5 §6), under /v2/admin. */
+export function adminAutomationRouter({ adminToken, schemas, quotas, triggers }: AdminAutomationRouterDeps): Router {
+  const router = new Router({ prefix: '/v2/admin' });
+  router.use(adminAuth(adminToken));
+
+  const schemaRoutes = (path: string, ownerOf: (ctx: Context) => SchemaOwner) => {
+    router.get(path, async (ctx) => {
+      ctx.body = await schemas.getSchema(ownerOf(ctx));
+    });
+    router.put(path, async (ctx) => {
+      const owner = ownerOf(ctx);
+      ctx.body = await schemas.putSchema(owner, await readJson(ctx, AUTOMATION_BODY_LIMIT));
+    });
+    router.delete(path, async (ctx) => {
+      await schemas.deleteSchema(ownerOf(ctx));
+      ctx.status = 204;
+    });
+  };
+  schemaRoutes('/devices/:deviceid/schema', (ctx) => ({ deviceid: ctx.params.deviceid }));
+  schemaRoutes('/projects/:projectid/groups/:groupid/schema', (ctx) =>
+    decodeOrThrow(GroupPath, { projectid: ctx.params.projectid, groupid: ctx.params.groupid }, 'INVALID_QUERY'));
+
+  router.get('/devices/:deviceid/triggers', async (ctx) => {
+    ctx.body = await triggers.getTriggers(ctx.params.deviceid);
+  });
+  router.put('/devices/:deviceid/triggers', async (ctx) => {
+    ctx.body = await triggers.putTriggers(ctx.params.deviceid, await readJson(ctx, AUTOMATION_BODY_LIMIT));
+  });
+  router.delete('/devices/:deviceid/triggers', async (ctx) => {
+    await triggers.deleteTriggers(ctx.params.deviceid);
+    ctx.status = 204;
+  });
+
+  router.get('/projects/:projectid/hooks', async (ctx) => {
+    ctx.body = await triggers.listHooks(projectOf(ctx));
+  });
+  router.get('/projects/:projectid/hooks/:name', async (ctx) => {
+    ctx.body = await triggers.getHook(projectOf(ctx), ctx.params.name);
+  });
+  router.put('/projects/:projectid/hooks/:name', async (ctx) => {
+    const projectid = projectOf(ctx);
+    ctx.body = await triggers.putHook(projectid, ctx.params.name, await readJson(ctx, AUTOMATION_BODY_LIMIT));
+  });
+  router.delete('/projects/:projectid/hooks/:name', async (ctx) => {
+    await triggers.deleteHook(projectOf(ctx), ctx.params.name);
+    ctx.status = 204;
+  });
+
+  router.get('/projects/:projectid/deliveries', async (ctx) => {
+    ctx.body = await triggers.deliveries(projectOf(ctx), { ...ctx.query });
+  });
+
+  router.get('/projects/:projectid/quotas', async (ctx) => {
+    const projectid = projectOf(ctx);
+    const { month } = decodeOrThrow(MonthQuery, { ...ctx.query }, 'INVALID_QUERY');
+    ctx.body = await quotas.report(projectid, month);
+  });
+
+  router.put('/projects/:projectid/quotas', async (ctx) => {
+    const projectid = projectOf(ctx);
+    const request = decodeOrThrow(QuotaLimitsRequest, await readJson(ctx, AUTOMATION_BODY_LIMIT));
+    const limits: Limits = {};
+    for (const q of QUOTA_NAMES) {
+      const limit = request[q];
+      if (typeof limit === 'number') limits[q] = limit;
+    }
+    await quotas.setLimits(projectid, limits);
+    ctx.body = await quotas.report(projectid);
+  });
+
+  return router;
+}

@@ -1,0 +1,97 @@
+import Router from '@koa/router';
+import { isUtf8 } from 'node:buffer';
+import type { Context } from 'koa';
+import * as t from 'io-ts';
+import { closed, ScopeId } from '../codecs';
+import { decodeOrThrow } from '../decode-errors';
+import { Registry } from '../devices/service';
+import { MESSAGE_LIMITS } from '../messaging/limits';
+import { Group, GroupMessage, GroupTraffic } from '../messaging/group-traffic';
+import { warningMembers } from '../schema/warnings';
+import { ShadowService } from '../shadows/service';
+import { Shadow } from '../shadows/shadow';
+import { adminAuth } from './admin-auth';
+import { BODY_LIMITS, readJson } from './body';
+import { EventStream, openEventStream } from './event-stream';
+
+/** Bytes of a payload shown in the live view; the event says how long the whole payload was. */
+export const PREVIEW_BYTES = 4096;
+
+/** Room for the topic and the JSON around a payload of the largest size a device may publish. */
+const PUBLISH_BODY_LIMIT = MESSAGE_LIMITS.maxPayloadBytes + 4096;
+
+const GroupPath = closed({ projectid: ScopeId, groupid: ScopeId });
+const PublishRequest = closed({ topic: t.string, payload: t.string });
+
+export interface AdminConsoleRouterDeps {
+  adminToken: string;
+  registry: Registry;
+  shadowService: ShadowService;
+  groupTraffic: GroupTraffic;
+}
+
+const shadowBody = (s: Shadow) => ({ status: 200, deviceid: s.deviceid, data: s.data, rev: s.rev, modified: s.modified, timestamp: s.timestamp });
+
+const groupOf = (ctx: Context): Group => decodeOrThrow(GroupPath, { ...ctx.params }, 'INVALID_QUERY');
+
+/** What the live view shows of a message: its text (or base64 when it is not UTF-8), cut to PREVIEW_BYTES. */
+export function previewOf(message: GroupMessage) {
+  const bytes = message.payload.length;
+  const head = message.payload.subarray(0, PREVIEW_BYTES);
+  const utf8 = isUtf8(message.payload);
+  // Streaming mode holds back a character cut in half at the end of the preview instead of mangling it.
+  const payload = utf8 ? new TextDecoder('utf-8').decode(head, { stream: true }) : head.toString('base64');
+  const encoding = utf8 ? 'utf8' : 'base64';
+  return { topic: message.topic, payload, encoding, bytes, truncated: bytes > PREVIEW_BYTES, ts: message.ts };
+}
+
+/**
+ * Admin routes the web console needs (issue 6 §2): a device's shadow read and merge-written by the operator (the
+ * device itself is the caller, so every rule of the Device API holds), and a group's `@msg` traffic, watched live
+ * as Server-Sent Events and published into.
+ */
+export function adminConsoleRouter({ adminToken, registry, shadowService, groupTraffic }: AdminConsoleRouterDeps): Router {
+  const router = new Router({ prefix: '/v2/admin' });
+  router.use(adminAuth(adminToken));
+
+  router.get('/devices/:deviceid/shadow', async (ctx) => {
+    const device = await registry.getDevice(ctx.params.deviceid);
+    ctx.body = shadowBody(await shadowService.readShadow(device));
+  });
+
+  // The body and reply of the Device API's shadow write; the shadow service decodes it, as for every transport.
+  router.put('/devices/:deviceid/shadow', async (ctx) => {
+    const body = await readJson(ctx, BODY_LIMITS.shadowWrite);
+    const device = await registry.getDevice(ctx.params.deviceid);
+    const result = await shadowService.writeShadow(device, undefined, body, true);
+    ctx.body = { ...shadowBody(result.shadow), applied: result.applied, ...warningMembers(result.warnings) };
+  });
+
+  router.get('/groups/:projectid/:groupid/messages', async (ctx) => {
+    const group = groupOf(ctx);
+    // Listening starts before the response does, so a failure to listen is still an ordinary error reply.
+    let stream: EventStream | undefined;
+    let busClosed = false;
+    const stop = await groupTraffic.watch(
+      group,
+      (message) => stream?.send('message', previewOf(message)),
+      () => {
+        busClosed = true;
+        stream?.end();
+      },
+    );
+    stream = openEventStream(ctx);
+    stream.onClose(() => void stop());
+    stream.send('ready', { ...group, topic: '@msg/#' });
+    if (busClosed) stream.end();
+  });
+
+  router.post('/groups/:projectid/:groupid/messages', async (ctx) => {
+    const group = groupOf(ctx);
+    const req = decodeOrThrow(PublishRequest, await readJson(ctx, PUBLISH_BODY_LIMIT));
+    const topic = await groupTraffic.publish(group, req.topic, Buffer.from(req.payload, 'utf8'));
+    ctx.body = { status: 200, message: `published to ${topic}` };
+  });
+
+  return router;
+}

@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import { createKairosDbTimeSeries } from './adapters/kairosdb-timeseries';
+import { createSqliteTimeSeriesStore } from './adapters/sqlite-timeseries-store';
+import { Config } from './config';
+import { ReadinessCheck } from './health/port';
+import { createEmbeddedQueries } from './timeseries/embedded-queries';
+import { PointWriter, TimeSeriesQueries } from './timeseries/port';
+import { ScriptSandbox } from './timeseries/query';
+
+/** Where points go and queries run, as TIMESERIES chose (README "Production backends: KairosDB"). */
+export interface TimeSeriesBackend {
+  readonly writer: PointWriter;
+  /** The query side; save_as writes with `writer` (the service's wrapped one), js_* scripts run in `sandbox`. */
+  queries(deps: { writer: PointWriter; sandbox: ScriptSandbox }): TimeSeriesQueries;
+  readonly readiness: ReadinessCheck;
+  /** Idempotent. */
+  close(): void;
+}
+
+export function openTimeSeriesBackend(config: Config, logger: Logger): TimeSeriesBackend {
+  if (config.timeseries.kind === 'kairosdb') {
+    const { url, timeoutMs } = config.timeseries;
+    return createKairosDbTimeSeries({ url, timeoutMs, logger: logger.child({ backend: 'kairosdb' }) });
+  }
+  const store = createSqliteTimeSeriesStore(config.dataDir);
+  return {
+    writer: store.writer,
+    queries: ({ writer, sandbox }) => createEmbeddedQueries({ source: store.source, writer, sandbox }),
+    readiness: store.readiness,
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { Device } from '../../../src/devices/device';
+import { DeviceStore } from '../../../src/devices/port';
+import { AppError } from '../../../src/errors';
+import { PointOutbox, ShadowStore } from '../../../src/shadows/port';
+import { Point } from '../../../src/timeseries/point';
+
+/** One adapter of the registry, shadow and outbox ports, as a contract suite drives it. */
+export interface Stores {
+  devices: DeviceStore;
+  shadows: ShadowStore & PointOutbox;
+}
+
+export interface OpenStores extends Stores {
+  /** Closes and opens the same data again, as a restart of the service does; `devices` and `shadows` are the new ones. */
+  reopen(): Promise<void>;
+  /** Closes and deletes everything the suite stored. */
+  dispose(): Promise<void>;
+}
+
+/** Opens a fresh, empty store: a temp dir for SQLite, a random keyspace for Cassandra. */
+export type OpenStoresFn = () => Promise<OpenStores>;
+
+/** A device record with random ids; fields given win. */
+export const aDeviceRecord = (fields: Partial<Device> = {}): Device => ({
+  deviceid: randomUUID(),
+  token: `tok-${randomUUID()}`,
+  secret: `sec-${randomUUID()}`,
+  alias: `dev-${randomUUID().slice(0, 8)}`,
+  groupid: `g-${randomUUID().slice(0, 8)}`,
+  projectid: `p-${randomUUID().slice(0, 8)}`,
+  enabled: true,
+  banned: false,
+  description: '',
+  livenessttl: 0,
+  created: Date.UTC(2024, 0, 1),
+  ...fields,
+});
+
+export const aPointOf = (deviceid: string, attr: string, timestamp: number, value: number): Point => ({
+  metric: deviceid,
+  tags: { attr },
+  timestamp,
+  value,
+});
+
+/** The error a promise rejects with; fails when it resolves. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+export const codeOf = (err: unknown) => (err instanceof AppError ? err.code : err);
+
+/** Empties the outbox, as the relay would, and returns what it held in order. */
+export async function drainOutbox(outbox: PointOutbox): Promise<Point[]> {
+  const all: Point[] = [];
+  for (;;) {
+    const { points, upTo } = await outbox.peek(10_000);
+    if (points.length === 0) return all;
+    all.push(...points);
+    await outbox.remove(upTo);
+  }
+}

@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { messageTopic, parseBackboneTopic } from '../../src/messaging/backbone-topics';
+import { groupTopic, privateTopic, shadowUpdatedTopic } from '../../src/messaging/topics';
+
+describe('MQTT backbone topics', () => {
+  it('carries group and private messages with their scope, and maps them back to the same internal topic', () => {
+    const group = groupTopic({ projectid: 'p1', groupid: 'g1' }, 'home/lamp');
+    const direct = privateTopic('d1', 'cmd/reboot');
+
+    expect(messageTopic(group)).to.equal('openpie/v1/msg/g/p1/g1/@msg/home/lamp');
+    expect(messageTopic(direct)).to.equal('openpie/v1/msg/d/d1/@private/cmd/reboot');
+    expect(parseBackboneTopic(messageTopic(group)!)).to.deep.equal({ kind: 'message', internalTopic: group });
+    expect(parseBackboneTopic(messageTopic(direct)!)).to.deep.equal({ kind: 'message', internalTopic: direct });
+  });
+
+  it('keeps the broker\'s own topics and shadow notices on their node', () => {
+    for (const topic of ['$openpie/served', '$openpie/refused', shadowUpdatedTopic('d1'), 'plain/topic', '$openpie/g/p1/g1/@msg']) {
+      expect(messageTopic(topic), topic).to.equal(undefined);
+    }
+  });
+
+  it('reads the control topics of nodes and devices', () => {
+    expect(parseBackboneTopic('openpie/v1/presence/n1')).to.deep.equal({ kind: 'presence', node: 'n1' });
+    expect(parseBackboneTopic('openpie/v1/hello/n1')).to.deep.equal({ kind: 'hello', node: 'n1' });
+    expect(parseBackboneTopic('openpie/v1/bye/n1')).to.deep.equal({ kind: 'bye', node: 'n1' });
+    expect(parseBackboneTopic('openpie/v1/kick/d1')).to.deep.equal({ kind: 'kick', deviceid: 'd1' });
+  });
+
+  it('ignores topics outside its layout', () => {
+    const foreign = [
+      'openpie/v2/presence/n1',
+      'openpie/v1/presence',
+      'openpie/v1/kick/d1/extra',
+      'openpie/v1/unknown/n1',
+      'openpie/v1/msg/x/p1/g1/@msg/a',
+      'openpie/v1/msg/g/p1/g1/@private/a',
+      'openpie/v1/msg/g/p1//@msg/a',
+      'openpie/v1/msg/d/d1/@private',
+      'elsewhere/v1/presence/n1',
+    ];
+    for (const topic of foreign) expect(parseBackboneTopic(topic), topic).to.equal(undefined);
+  });
+});
