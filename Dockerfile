@@ -32,7 +32,8 @@ COPY --from=build /app/dist/package.json ./dist/package.json
 COPY src/console/web ./src/console/web
 COPY infra/docker/healthcheck.js ./healthcheck.js
 # The image's own unprivileged user (uid 1000). A new named volume on /data starts with this ownership.
-RUN mkdir -p /data && chown node:node /data
+# /shared: where a cluster keeps files every node reads, such as USER_TOKEN_KEY_FILE (docker-compose.yml).
+RUN mkdir -p /data /shared && chown node:node /data /shared
 USER node
 VOLUME ["/data"]
 EXPOSE 8080 1883 5683/udp

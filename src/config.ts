@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/Either';
 import { BackboneSettings, backboneSettings, MqttUrl, NodeId, randomNodeId } from './backbone-config';
@@ -117,6 +118,7 @@ const Env = t.type({
   COAP_HOST: NonEmpty,
   COAP_PORT: PortFromString,
   DATA_DIR: NonEmpty,
+  USER_TOKEN_KEY_FILE: optional(NonEmpty),
   ADMIN_TOKEN: t.union([AdminTokenFromString, t.undefined]),
   LOG_LEVEL: LogLevel,
   SHUTDOWN_TIMEOUT_MS: PositiveIntFromString,
@@ -187,6 +189,11 @@ export interface Config {
   readonly coapHost: string;
   readonly coapPort: number;
   readonly dataDir: string;
+  /**
+   * The ES256 key that signs user tokens (a JWK file, made there on first start). Nodes of one cluster must share it,
+   * or a token issued by one node is refused by the others. Default: DATA_DIR/user-token-key.json.
+   */
+  readonly userTokenKeyFile: string;
   /** Undefined: the service makes one on first start and keeps it in DATA_DIR. */
   readonly adminToken: string | undefined;
   readonly logLevel: t.TypeOf<typeof LogLevel>;
@@ -247,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     coapHost: e.COAP_HOST,
     coapPort: e.COAP_PORT,
     dataDir: e.DATA_DIR,
+    userTokenKeyFile: e.USER_TOKEN_KEY_FILE ?? join(e.DATA_DIR, 'user-token-key.json'),
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

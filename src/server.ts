@@ -150,7 +150,7 @@ export async function startServer(config: Config, logger: Logger, options: Serve
   const mqttConnections = mqttServers.map(trackOpenConnections);
   const registry = createRegistry({ devices, sessions: cluster.sessions, now });
   const messaging = createMessagingService({ bus: cluster.bus });
-  const userTokens = await createUserTokens(config.dataDir);
+  const userTokens = await createUserTokens(config.userTokenKeyFile);
   const app = createApp({
     logger,
     adminToken: admin.token,

@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
 /** Issuer and algorithm of NETPIE's own user tokens (netpie reference §2: ES256, `iss: cer:usertoken`). */
@@ -19,16 +19,19 @@ export interface UserTokens {
 }
 
 /**
- * Signed bearer tokens scoped to one project, for the data-store API. The signing key is made on first start and
- * kept in DATA_DIR (mode 0600), so tokens survive restarts.
+ * Signed bearer tokens scoped to one project, for the data-store API. The signing key is kept in `keyFile` (mode
+ * 0600; USER_TOKEN_KEY_FILE), made on first start, so tokens survive restarts; nodes that share the file accept each
+ * other's tokens. Two nodes starting at once on a new shared file: the first to create it wins, the other reads it.
  */
-export async function createUserTokens(dataDir: string): Promise<UserTokens> {
-  const file = join(dataDir, 'user-token-key.json');
-  if (!existsSync(file)) {
-    const { privateKey } = await generateKeyPair(ALG, { extractable: true });
-    writeFileSync(file, JSON.stringify(await exportJWK(privateKey)), { mode: 0o600, flag: 'wx' });
+export async function createUserTokens(keyFile: string): Promise<UserTokens> {
+  const { privateKey: fresh } = await generateKeyPair(ALG, { extractable: true });
+  mkdirSync(dirname(keyFile), { recursive: true });
+  try {
+    writeFileSync(keyFile, JSON.stringify(await exportJWK(fresh)), { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  const jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
   const privateKey = await importJWK(jwk, ALG);
   const publicKey = await importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, ALG);
 

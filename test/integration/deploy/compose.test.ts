@@ -100,7 +100,7 @@ describe('docker-compose.yml (production stack)', () => {
     }
   });
 
-  it('shares one admin token and Mosquitto\'s login between the nodes, and gives each its own id and volume', () => {
+  it('shares one admin token, one user-token key and Mosquitto\'s login between the nodes, and gives each its own id and data volume', () => {
     const [one, two] = NODES.map((name) => environmentOf(service(name)));
     const mosquitto = environmentOf(service('mosquitto'));
 
@@ -111,8 +111,11 @@ describe('docker-compose.yml (production stack)', () => {
       expect(env.BACKBONE_PASSWORD).to.equal(mosquitto.MOSQUITTO_PASSWORD);
     }
     expect(one.NODE_ID).to.not.equal(two.NODE_ID);
-    expect(service('node1').volumes).to.deep.equal(['node1-data:/data']);
-    expect(service('node2').volumes).to.deep.equal(['node2-data:/data']);
+    expect(service('node1').volumes).to.deep.equal(['node1-data:/data', 'node-shared:/shared']);
+    expect(service('node2').volumes).to.deep.equal(['node2-data:/data', 'node-shared:/shared']);
+    // A user token issued by one node must verify on the other: one signing key, on the volume both mount.
+    expect(one.USER_TOKEN_KEY_FILE).to.equal(two.USER_TOKEN_KEY_FILE);
+    expect(one.USER_TOKEN_KEY_FILE).to.match(/^\/shared\//);
   });
 
   it('publishes on each node the ports the service listens on (PORT, MQTT_PORT, COAP_PORT over udp)', () => {
