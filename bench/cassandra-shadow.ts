@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'cassandra-driver';
-import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { RunningServer, startServer } from '../src/server';
 import { HttpLoadRun, measureHttp } from './http-load';
+import { benchConfig } from './service-in-dir';
 
 export interface CassandraShadowBench {
   connections: number;
@@ -26,20 +26,7 @@ interface Service {
 async function startService(store: Record<string, string>): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'openpie-bench-store-'));
   const adminToken = `bench-admin-${randomBytes(12).toString('hex')}`;
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    MQTT_HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    COAP_HOST: '127.0.0.1',
-    COAP_PORT: '0',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    ADMIN_TOKEN: adminToken,
-    // The rate limit is policy, not cost: off, as in bench/service-in-dir.ts.
-    RATE_LIMIT_RPS: '0',
-    ...store,
-  });
+  const config = benchConfig(dataDir, adminToken, store);
   let server: RunningServer;
   try {
     server = await startServer(config, createLogger(config.logLevel));

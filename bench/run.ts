@@ -6,6 +6,8 @@ import { benchFeedQueries, QUERY_SIZES } from './feed-query';
 import { FIELDS } from './feed-query-shapes';
 import { HttpLoadRun, measureHttp } from './http-load';
 import { startKoaHello } from './koa-hello';
+import { benchCassandraShadowWrites } from './cassandra-shadow';
+import { kairosDbIngestRows, measureKairosDbIngest } from './kairosdb-ingest';
 import { measureFanout } from './mqtt-fanout';
 import { commitRow, fanoutRow, httpRow, ingestRow, queryRow, targetNote } from './report';
 import { measureSqliteCommits } from './sqlite-commit';
@@ -158,6 +160,34 @@ async function main(): Promise<void> {
           `${bare.points} points in ${bare.seconds.toFixed(2)} s; writePoints, no HTTP, shadow or outbox`),
       );
       notes.push(targetNote('ingest through the batch endpoint', TARGETS.ingestPointsPerSecond, 'pt/s', ingest.storedPointsPerSecond));
+    });
+
+    // Production backends: they need the servers of infra/ (`bash infra/start-all.sh; eval "$(bash infra/env.sh)"`).
+    await section('kairosdb ingest', async () => {
+      const kairosDbUrl = process.env.KAIROSDB_URL;
+      if (kairosDbUrl === undefined) return void notes.push('kairosdb ingest: skipped, KAIROSDB_URL is not set');
+      print('measuring shadow batch ingest into KairosDB, and direct writes to KairosDB ...');
+      rows.push(
+        ...kairosDbIngestRows(
+          await measureKairosDbIngest({
+            kairosDbUrl,
+            connections: HTTP_LOAD.connections,
+            itemsPerBatch: BATCH_INGEST.itemsPerBatch,
+            fields: FIELDS,
+            warmupSeconds: HTTP_LOAD.warmupSeconds,
+            seconds: HTTP_LOAD.seconds,
+            maxRequestsPerConnection: BATCH_INGEST.maxRequestsPerConnection,
+          }),
+        ),
+      );
+    });
+
+    await section('cassandra shadow writes', async () => {
+      if (process.env.CASSANDRA_CONTACT_POINTS === undefined) {
+        return void notes.push('cassandra shadow writes: skipped, CASSANDRA_CONTACT_POINTS is not set');
+      }
+      print('measuring shadow writes with STORE=cassandra beside STORE=sqlite ...');
+      rows.push(...(await benchCassandraShadowWrites({ ...HTTP_LOAD, print })));
     });
 
     await section('mqtt fan-out', async () => {

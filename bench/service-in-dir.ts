@@ -15,7 +15,7 @@ export interface ServiceInDir {
 }
 
 /** Free loopback ports for every listener, no logs, and no per-device rate limit (see below). */
-export const benchConfig = (dataDir: string, adminToken: string) =>
+export const benchConfig = (dataDir: string, adminToken: string, extra: Record<string, string> = {}) =>
   loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',
@@ -27,6 +27,7 @@ export const benchConfig = (dataDir: string, adminToken: string) =>
     LOG_LEVEL: 'silent',
     ADMIN_TOKEN: adminToken,
     RATE_LIMIT_RPS: '0',
+    ...extra,
   });
 
 /**

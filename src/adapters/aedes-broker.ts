@@ -102,7 +102,12 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
             () => refuse('store unavailable'),
           );
         },
-        (err: unknown) => refuse(err instanceof AppError ? err.code : 'store unavailable'),
+        // A refused device (unknown, wrong token, disabled) is not authorized; a registry that cannot answer (Cassandra
+        // unreachable) is return code 3, "Server unavailable" (MQTT 3.1.1 §3.2.2.3), so the client retries later.
+        (err: unknown) => {
+          if (err instanceof AppError && err.status < 500) return refuse(err.code);
+          refuse(err instanceof AppError ? err.code : 'store unavailable', SERVER_UNAVAILABLE);
+        },
       );
     },
 

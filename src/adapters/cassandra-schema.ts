@@ -74,5 +74,5 @@ export function schemaStatements(keyspace: string, replication: CassandraReplica
  * schema changes one at a time and the second CREATE finds the table.
  */
 export async function createCassandraSchema(client: Client, keyspace: string, replication: CassandraReplication): Promise<void> {
-  for (const statement of schemaStatements(keyspace, replication)) await client.execute(statement);
+  for (const statement of schemaStatements(keyspace, replication)) await client.execute(statement, [], { prepare: false });
 }

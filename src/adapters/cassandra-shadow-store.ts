@@ -90,11 +90,16 @@ export function createCassandraShadowStore(
     if (points.length > 0) await markPending(deviceid);
     let seq = types.TimeUuid.now();
     for (let attempt = 0; attempt < MAX_TAIL_RETRIES; attempt++) {
+      const long = types.Long.fromNumber;
       const condition = shadow
-        ? { query: cql.write, params: [types.Long.fromNumber(shadow.rev), JSON.stringify(shadow.data), types.Long.fromNumber(shadow.modified),
-            types.Long.fromNumber(shadow.timestamp), seq, deviceid, types.Long.fromNumber(expectedRev), seq] }
+        ? {
+            query: cql.write,
+            params: [long(shadow.rev), JSON.stringify(shadow.data), long(shadow.modified), long(shadow.timestamp), seq,
+              deviceid, long(expectedRev), seq],
+          }
         : { query: cql.touch, params: [seq, deviceid, seq] };
-      const queries = points.length > 0 ? [condition, { query: cql.enqueue, params: [deviceid, seq, JSON.stringify(points)] }] : [condition];
+      const enqueue = { query: cql.enqueue, params: [deviceid, seq, JSON.stringify(points)] };
+      const queries = points.length > 0 ? [condition, enqueue] : [condition];
       let result: types.ResultSet;
       try {
         result = queries.length === 1 ? await client.execute(condition.query, condition.params) : await client.batch(queries);

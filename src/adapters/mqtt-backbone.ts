@@ -251,7 +251,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
         );
       });
       client.on('close', () => {
-        if (ready) log.warn('mqtt backbone connection lost; reconnecting');
+        if (ready && !closing) log.warn('mqtt backbone connection lost; reconnecting');
         ready = false;
         confirmed.refuseAll('connection lost');
         cluster.forgetOtherNodes();

@@ -50,16 +50,38 @@ export const cassandraStoreEnv = (settings: CassandraTestSettings, keyspace: str
   CASSANDRA_KEYSPACE: keyspace,
 });
 
+/** Keyspaces of TEST_STORE=cassandra: one per shared SQLite database (nodes of one cluster), and stacks using each. */
+const clusterKeyspaces = new WeakMap<object, string>();
+const stacksOn = new Map<string, number>();
+
 /**
- * TEST_STORE=cassandra runs every service startStack starts on Cassandra (CASSANDRA_CONTACT_POINTS), in a keyspace
- * named after its data dir, so a restart on the same data dir finds the same registry; `drop` removes it. A suite
- * that sets STORE itself is left alone. Unset: SQLite, as always.
+ * TEST_STORE=cassandra runs every service startStack starts on Cassandra (CASSANDRA_CONTACT_POINTS): in a keyspace
+ * named after its data dir, so a restart on the same data dir finds the same registry, or, for the nodes of one
+ * cluster (test/helpers/cluster.ts, which share a database), in one keyspace for all of them. `release` is called
+ * when a stack stops; the last stack of a keyspace drops it unless it keeps its data. A suite that sets STORE itself
+ * is left alone. Unset: SQLite, as always.
  */
-export function testStoreFor(dataDir: string, env: Record<string, string> | undefined): { env: Record<string, string>; drop(): Promise<void> } {
-  if (process.env.TEST_STORE !== 'cassandra' || env?.STORE !== undefined) return { env: {}, drop: async () => undefined };
+export function testStoreFor(
+  dataDir: string,
+  opts: { env?: Record<string, string>; sharedDatabase?: object },
+): { env: Record<string, string>; release(keepData: boolean): Promise<void> } {
+  if (process.env.TEST_STORE !== 'cassandra' || opts.env?.STORE !== undefined) return { env: {}, release: async () => undefined };
   const points = process.env.CASSANDRA_CONTACT_POINTS;
   if (!points) throw new Error('TEST_STORE=cassandra needs CASSANDRA_CONTACT_POINTS: run infra/start-all.sh, then eval "$(infra/env.sh)"');
   const settings = { contactPoints: points.split(','), localDataCenter: process.env.CASSANDRA_LOCAL_DATACENTER || 'datacenter1' };
-  const keyspace = `openpie_test_${createHash('sha1').update(dataDir).digest('hex').slice(0, 16)}`;
-  return { env: cassandraStoreEnv(settings, keyspace), drop: () => dropKeyspace(settings, keyspace) };
+  let keyspace = `openpie_test_${createHash('sha1').update(dataDir).digest('hex').slice(0, 16)}`;
+  if (opts.sharedDatabase) {
+    keyspace = clusterKeyspaces.get(opts.sharedDatabase) ?? randomKeyspace();
+    clusterKeyspaces.set(opts.sharedDatabase, keyspace);
+  }
+  stacksOn.set(keyspace, (stacksOn.get(keyspace) ?? 0) + 1);
+  return {
+    env: cassandraStoreEnv(settings, keyspace),
+    async release(keepData) {
+      const left = (stacksOn.get(keyspace) ?? 1) - 1;
+      if (left > 0) return void stacksOn.set(keyspace, left);
+      stacksOn.delete(keyspace);
+      if (!keepData) await dropKeyspace(settings, keyspace);
+    },
+  };
 }

@@ -35,7 +35,7 @@ export async function startStack(
 ): Promise<Stack> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'openpie-test-'));
   // TEST_STORE=cassandra: the registry and shadows in Cassandra (test/helpers/cassandra.ts).
-  const store = testStoreFor(dataDir, opts.env);
+  const store = testStoreFor(dataDir, opts);
   const config = loadConfig({
     PORT: '0',
     MQTT_PORT: '0',
@@ -70,9 +70,8 @@ export async function startStack(
     admin: httpClient(baseUrl, { authorization: `Bearer ${server.adminToken}` }),
     async stop({ keepData = false } = {}) {
       await server.close();
-      if (keepData) return;
-      rmSync(dataDir, { recursive: true, force: true });
-      await store.drop();
+      await store.release(keepData);
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { CassandraTestSettings, cassandraOrSkip, cassandraStoreEnv, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
 import { readyWithin } from '../../helpers/cluster';
 import { aDevice, TestDevice } from '../../helpers/devices';
-import { sleep } from '../../helpers/mqtt';
+import { connectDevice, sleep } from '../../helpers/mqtt';
 import { asDevice, expectError } from '../../helpers/rest-device';
 import { startStack, Stack } from '../../helpers/stack';
 import { startTcpProxy, TcpProxy } from '../../helpers/tcp-proxy';
@@ -38,7 +38,7 @@ describe('STORE=cassandra while Cassandra is unreachable', function () {
     return res.body as { data: Record<string, number>; rev: number };
   };
 
-  it('answers 503 BACKEND_UNAVAILABLE to writes, reads and /readyz, and applies none of the refused writes', async () => {
+  it('answers 503 BACKEND_UNAVAILABLE to writes, admin changes and /readyz, refuses MQTT connections as unavailable, and applies none of the refused writes', async () => {
     const device = await aDevice(stack!);
     const client = asDevice(stack!, device);
     const acked: number[] = [];
@@ -50,6 +50,11 @@ describe('STORE=cassandra while Cassandra is unreachable', function () {
         const notReady = await stack!.http('GET', '/readyz');
         expect(notReady.status).to.equal(503);
         expectError(await stack!.admin('POST', '/v2/admin/devices', { body: { projectid: 'p', groupid: 'g', alias: 'late' } }), 503, 'BACKEND_UNAVAILABLE');
+        const refusal = await connectDevice(stack!.mqttUrl, device).then(
+          (connected) => void connected.end(true),
+          (err: { code?: number }) => err,
+        );
+        expect(refusal?.code, 'MQTT CONNACK: 3 = server unavailable').to.equal(3);
         proxy!.restore();
         await readyWithin(stack!, 30_000);
       }
