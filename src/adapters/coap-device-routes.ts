@@ -1,5 +1,6 @@
 import { AppError } from '../errors';
-import { BODY_LIMITS, parseJson } from '../http/body';
+import { BODY_LIMITS } from '../http/body';
+import { parseJson } from '../json';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessagingService } from '../messaging/service';
 import { QuotaGate } from '../quotas/port';

@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
-import { decodeOrThrow } from '../decode-errors';
 import { Device } from '../devices/device';
 import { AppError, ErrorBody, internalErrorBody, toErrorBody } from '../errors';
-import { isJsonObject } from '../json';
+import { isJsonObject, parseJson } from '../json';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessageBus } from '../messaging/port';
 import { privateTopic, shadowUpdatedTopic } from '../messaging/topics';
-import { AckId, ShadowWriteRequest } from '../shadows/codecs';
+import { AckId } from '../shadows/codecs';
 import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
 import { Shadow } from '../shadows/shadow';
@@ -58,7 +57,7 @@ export function createShadowTopics({ shadowService, bus, logger }: ShadowTopicsD
         // The payload is meant to be empty (reference §3.2); whatever a client sends there is ignored.
         return reply(shadowBody(await shadowService.readShadow(device)));
       case '@shadow/data/update': {
-        const request = decodeOrThrow(ShadowWriteRequest, parseJsonPayload(payload));
+        const request = parseJsonPayload(payload);
         // Merge is the default over MQTT (reference §3.2); an explicit `merged` wins, as over REST.
         const { shadow, applied, written, warnings } = await shadowService.writeShadow(device, undefined, request, true);
         // A back-dated write changes nothing, so nothing is announced (reference §3.3: no "updated" event); but
@@ -133,8 +132,6 @@ function ackIdOf(payload: Buffer): string | number | undefined {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
  * A request payload as JSON, read like a REST body (README "Request bodies"). The limit is the broker's PUBLISH limit,
  * which equals the REST limit of a single write and is below the REST batch limit (1 MiB).
@@ -143,16 +140,5 @@ function parseJsonPayload(payload: Buffer): unknown {
   if (payload.length > MESSAGE_LIMITS.maxPayloadBytes) {
     throw new AppError('PAYLOAD_TOO_LARGE', `payload is larger than ${MESSAGE_LIMITS.maxPayloadBytes} bytes`);
   }
-  let text: string;
-  try {
-    text = utf8.decode(payload);
-  } catch {
-    throw new AppError('INVALID_JSON', 'payload is not valid UTF-8');
-  }
-  if (text.trim() === '') throw new AppError('INVALID_JSON', 'payload is empty; expected a JSON object');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new AppError('INVALID_JSON', `payload is not valid JSON: ${(err as Error).message}`);
-  }
+  return parseJson(payload, 'strict', 'payload');
 }

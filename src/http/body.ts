@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import JSON5 from 'json5';
 import getRawBody from 'raw-body';
 import { AppError } from '../errors';
+import { parseJson } from '../json';
 
 /** Request body limits in bytes, named in the README ("Limits"). Larger bodies get 413 PAYLOAD_TOO_LARGE. */
 export const BODY_LIMITS = {
@@ -36,22 +36,6 @@ export async function readJson(ctx: Context, limit: number, syntax: 'strict' | '
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `expected Content-Type: application/json, got ${type}`);
   }
   return parseJson(await readRaw(ctx, limit), syntax);
-}
-
-/** Parses a body already read, for every transport: UTF-8, not empty, then strict or lenient JSON (see readJson). */
-export function parseJson(raw: Buffer, syntax: 'strict' | 'lenient'): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    throw new AppError('INVALID_JSON', 'body is not valid UTF-8');
-  }
-  if (text.trim() === '') throw new AppError('INVALID_JSON', 'body is empty; expected a JSON object');
-  try {
-    return syntax === 'strict' ? JSON.parse(text) : JSON5.parse(text);
-  } catch (err) {
-    throw new AppError('INVALID_JSON', `body is not valid JSON: ${(err as Error).message}`);
-  }
 }
 
 const FORM_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded'];

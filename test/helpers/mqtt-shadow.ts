@@ -88,3 +88,30 @@ export function expectErrorReply(reply: Received, status: number, code: string):
   expect(reply.body.message).to.be.a('string').that.is.not.empty;
   expect(reply.body).to.not.have.property('requestId');
 }
+
+/**
+ * Runs `act` with a shadow session of a fresh device while a groupmate subscribed to `@private/#` and `@msg/#`
+ * listens, then has the groupmate ask for its own shadow: returns everything the groupmate received up to and
+ * including that answer, which arrives after anything that could have leaked to it.
+ */
+export async function whatAGroupmateSees(
+  stack: Stack,
+  /** The device that acts, then its groupmate. */
+  devices: readonly TestDevice[],
+  act: (session: ShadowSession) => Promise<void>,
+): Promise<{ topic: string; payload: string }[]> {
+  const [device, groupmate] = devices;
+  const session = await shadowSession(stack, device);
+  const other = await connectDevice(stack.mqttUrl, groupmate);
+  try {
+    await other.subscribeAsync(['@private/#', '@msg/#']);
+    const seen = collect(other);
+    await act(session);
+    const own = nextMessage(other, (t) => t === GET_RESPONSE);
+    await other.publishAsync(GET, '');
+    await own;
+    return seen;
+  } finally {
+    await Promise.all([session.end(), other.endAsync(true)]);
+  }
+}

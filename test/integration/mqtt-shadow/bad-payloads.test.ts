@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import { aDevice, aGroup } from '../../helpers/devices';
-import { collect, connectDevice, endAll, nextMessage } from '../../helpers/mqtt';
+import { collect } from '../../helpers/mqtt';
 import {
   BATCH,
   BATCH_RESPONSE,
   expectErrorReply,
-  GET,
   GET_RESPONSE,
   pointsOf,
   restShadow,
   shadowSession,
   UPDATE,
   UPDATE_RESPONSE,
+  whatAGroupmateSees,
 } from '../../helpers/mqtt-shadow';
 import { startStack, Stack } from '../../helpers/stack';
 
@@ -155,23 +155,12 @@ describe('MQTT shadow requests with bad payloads', () => {
   });
 
   it('sends the errors of a device to that device only', async () => {
-    const [device, groupmate] = await aGroup(stack, 2);
-    const session = await shadowSession(stack, device);
-    const other = await connectDevice(stack.mqttUrl, groupmate);
-    try {
-      await other.subscribeAsync(['@private/#', '@msg/#']);
-      const seenByGroupmate = collect(other);
-
+    const seen = await whatAGroupmateSees(stack, await aGroup(stack, 2), async (session) => {
       await session.ask(UPDATE, 'not json', UPDATE_RESPONSE);
       await session.ask(BATCH, 'not json', BATCH_RESPONSE);
+    });
 
-      const own = nextMessage(other, (t) => t === GET_RESPONSE);
-      await other.publishAsync(GET, '');
-      await own;
-      expect(seenByGroupmate.map((m) => m.topic)).to.deep.equal([GET_RESPONSE]);
-    } finally {
-      await endAll(session.client, other);
-    }
+    expect(seen.map((m) => m.topic)).to.deep.equal([GET_RESPONSE]);
   });
 
   it('acknowledges bad QoS 1 and QoS 2 requests and keeps the shadow as it was', async () => {

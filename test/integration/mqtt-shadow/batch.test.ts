@@ -1,15 +1,14 @@
 import { expect } from 'chai';
 import { aGroup } from '../../helpers/devices';
-import { collect, connectDevice, endAll, nextMessage } from '../../helpers/mqtt';
 import {
   BATCH,
   BATCH_RESPONSE,
   expectErrorReply,
-  GET,
   GET_RESPONSE,
   pointsOf,
   restShadow,
   shadowSession,
+  whatAGroupmateSees,
 } from '../../helpers/mqtt-shadow';
 import { startStack, Stack } from '../../helpers/stack';
 
@@ -170,22 +169,11 @@ describe('MQTT @shadow/batch/update', () => {
   });
 
   it('answers only the device that sent it', async () => {
-    const [device, groupmate] = await aGroup(stack, 2);
-    const session = await shadowSession(stack, device);
-    const other = await connectDevice(stack.mqttUrl, groupmate);
-    try {
-      await other.subscribeAsync(['@private/#', '@msg/#']);
-      const seenByGroupmate = collect(other);
-
+    const seen = await whatAGroupmateSees(stack, await aGroup(stack, 2), async (session) => {
       await session.ask(BATCH, { ackid: 1, batch: items(2) }, BATCH_RESPONSE);
       await session.ask(BATCH, { ackid: 2, batch: items(101) }, BATCH_RESPONSE);
+    });
 
-      const own = nextMessage(other, (t) => t === GET_RESPONSE);
-      await other.publishAsync(GET, '');
-      await own;
-      expect(seenByGroupmate.map((m) => m.topic)).to.deep.equal([GET_RESPONSE]);
-    } finally {
-      await endAll(session.client, other);
-    }
+    expect(seen.map((m) => m.topic)).to.deep.equal([GET_RESPONSE]);
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { aGroup } from '../../helpers/devices';
-import { collect, connectDevice, endAll, nextMessage } from '../../helpers/mqtt';
-import { GET, GET_RESPONSE, restShadow, shadowSession, UPDATE } from '../../helpers/mqtt-shadow';
+import { nextMessage } from '../../helpers/mqtt';
+import { GET, GET_RESPONSE, restShadow, shadowSession, UPDATE, whatAGroupmateSees } from '../../helpers/mqtt-shadow';
 import { asDevice } from '../../helpers/rest-device';
 import { startStack, Stack } from '../../helpers/stack';
 
@@ -88,22 +88,13 @@ describe('MQTT @shadow/data/get', () => {
 
   it('answers only the device that asked, never a groupmate subscribed to @private/# and @msg/#', async () => {
     const [device, groupmate] = await aGroup(stack, 2);
-    const session = await shadowSession(stack, device);
-    const other = await connectDevice(stack.mqttUrl, groupmate);
-    try {
-      await other.subscribeAsync(['@private/#', '@msg/#']);
-      const seenByGroupmate = collect(other);
 
+    const seen = await whatAGroupmateSees(stack, [device, groupmate], async (session) => {
       await session.get();
       await session.get();
+    });
 
-      // The groupmate's own request is answered after anything that could have leaked to it.
-      const own = nextMessage(other, (t) => t === GET_RESPONSE);
-      await other.publishAsync(GET, '');
-      expect(JSON.parse((await own).payload).deviceid).to.equal(groupmate.deviceid);
-      expect(seenByGroupmate.map((m) => JSON.parse(m.payload).deviceid)).to.deep.equal([groupmate.deviceid]);
-    } finally {
-      await endAll(session.client, other);
-    }
+    // Only the answer to the groupmate's own request, about the groupmate.
+    expect(seen.map((m) => JSON.parse(m.payload).deviceid)).to.deep.equal([groupmate.deviceid]);
   });
 });
