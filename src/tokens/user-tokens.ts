@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 
@@ -24,12 +24,14 @@ export interface UserTokens {
  * other's tokens. Two nodes starting at once on a new shared file: the first to create it wins, the other reads it.
  */
 export async function createUserTokens(keyFile: string): Promise<UserTokens> {
-  const { privateKey: fresh } = await generateKeyPair(ALG, { extractable: true });
-  mkdirSync(dirname(keyFile), { recursive: true });
-  try {
-    writeFileSync(keyFile, JSON.stringify(await exportJWK(fresh)), { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  if (!existsSync(keyFile)) {
+    const { privateKey: fresh } = await generateKeyPair(ALG, { extractable: true });
+    mkdirSync(dirname(keyFile), { recursive: true });
+    try {
+      writeFileSync(keyFile, JSON.stringify(await exportJWK(fresh)), { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
   const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
   const privateKey = await importJWK(jwk, ALG);
