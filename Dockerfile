@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The openpie service image: HTTP 8080, MQTT 1883, CoAP 5683/udp, data in /data.
-# Used by docker-compose.yml (node1, node2); README, "Production stack (docker compose)".
+# Used by docker-compose.yml (node1, node2); docs/production.md, "Production stack (docker compose)".
 #   docker build -t openpie .
 
 # Build stage: better-sqlite3 compiles its native addon when no prebuilt binary fits,
@@ -30,10 +30,12 @@ COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/package.json ./dist/package.json
 # tsc does not copy the console's static files; the console router looks for src/console/web above dist/.
 COPY src/console/web ./src/console/web
+# GET / links the docs, which the service serves as text at /docs/ (src/http/landing-router.ts looks above dist/).
+COPY README.md ./README.md
+COPY docs ./docs
 COPY infra/docker/healthcheck.js ./healthcheck.js
 # The image's own unprivileged user (uid 1000). A new named volume on /data starts with this ownership.
-# /shared: where a cluster keeps files every node reads, such as USER_TOKEN_KEY_FILE (docker-compose.yml).
-RUN mkdir -p /data /shared && chown node:node /data /shared
+RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080 1883 5683/udp

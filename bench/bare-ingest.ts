@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSqliteTimeSeriesStore } from '../src/adapters/sqlite-timeseries-store';
+import { createSqliteTimeSeriesStore } from '../src/adapters/sqlite-timeseries/sqlite-timeseries-store';
 import { Point } from '../src/timeseries/point';
 
 const DAY_MS = 86_400_000;

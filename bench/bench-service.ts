@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/core/logger';
 import { startServer } from '../src/server';
 import { benchConfig } from './service-in-dir';
 
 export interface BenchDevice {
   deviceid: string;
   token: string;
+  secret: string;
   /** `Device <ClientID>:<token>` */
   auth: string;
 }
@@ -45,8 +46,8 @@ export async function startBenchService(): Promise<BenchService> {
     });
     const text = await res.text();
     if (res.status !== 201) throw new Error(`device ${alias} not created: ${res.status} ${text}`);
-    const { deviceid, token } = JSON.parse(text) as { deviceid: string; token: string };
-    return { deviceid, token, auth: `Device ${deviceid}:${token}` };
+    const { deviceid, token, secret } = JSON.parse(text) as { deviceid: string; token: string; secret: string };
+    return { deviceid, token, secret, auth: `Device ${deviceid}:${token}` };
   }
 
   let groups = 0;

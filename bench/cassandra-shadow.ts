@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'cassandra-driver';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/core/logger';
 import { RunningServer, startServer } from '../src/server';
 import { HttpLoadRun, measureHttp } from './http-load';
 import { benchConfig } from './service-in-dir';

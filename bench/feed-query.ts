@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSqliteTimeSeriesStore, SqliteTimeSeriesStore } from '../src/adapters/sqlite-timeseries-store';
+import { createSqliteTimeSeriesStore, SqliteTimeSeriesStore } from '../src/adapters/sqlite-timeseries/sqlite-timeseries-store';
 import { Point } from '../src/timeseries/point';
 import { executeQuery, QueryResponse, ScriptSandbox, validateQuery } from '../src/timeseries/query';
 import { FIELDS, QUERY_SHAPES, QueryShape } from './feed-query-shapes';

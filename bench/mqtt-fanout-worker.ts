@@ -1,25 +1,8 @@
-import mqtt, { MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FanoutReport, FanoutRun, FanoutSpec, MqttCredentials } from './mqtt-fanout';
-
-/** As a NETPIE device connects: ClientID = deviceid, username = token, empty password. */
-function connectDevice(url: string, device: MqttCredentials): Promise<MqttClient> {
-  return new Promise((resolve, reject) => {
-    const client = mqtt.connect(url, {
-      clientId: device.deviceid,
-      username: device.token,
-      password: '',
-      reconnectPeriod: 0,
-      connectTimeout: 5000,
-    });
-    client.once('connect', () => resolve(client));
-    client.once('error', (err) => {
-      client.end(true);
-      reject(err);
-    });
-  });
-}
+import type { FanoutReport, FanoutRun, FanoutSpec } from './mqtt-fanout';
+import { connectLogin } from './mqtt-targets';
 
 /** Counts deliveries across all subscribers and lets the publisher wait until a count is reached. */
 function deliveryCounter(subscribers: MqttClient[]) {
@@ -104,9 +87,9 @@ async function publishPhase(
 async function main(spec: FanoutSpec): Promise<FanoutReport> {
   const clients: MqttClient[] = [];
   try {
-    const subscribers = await Promise.all(spec.subscribers.map((d) => connectDevice(spec.mqttUrl, d)));
+    const subscribers = await Promise.all(spec.subscribers.map((login) => connectLogin(spec.mqttUrl, login)));
     clients.push(...subscribers);
-    const publisher = await connectDevice(spec.mqttUrl, spec.publisher);
+    const publisher = await connectLogin(spec.mqttUrl, spec.publisher);
     clients.push(publisher);
     for (const s of subscribers) {
       const [grant] = await s.subscribeAsync(spec.filter, { qos: 0 });

@@ -1,15 +1,11 @@
+import type { MqttLogin } from './mqtt-targets';
 import { runInWorker } from './run-in-worker';
-
-export interface MqttCredentials {
-  deviceid: string;
-  token: string;
-}
 
 export interface FanoutSpec {
   mqttUrl: string;
-  publisher: MqttCredentials;
-  /** Devices of the publisher's group; each subscribes to `filter`. */
-  subscribers: MqttCredentials[];
+  publisher: MqttLogin;
+  /** Clients that each subscribe to `filter` (for the service, devices of the publisher's group). */
+  subscribers: MqttLogin[];
   topic: string;
   filter: string;
   payloadBytes: number;

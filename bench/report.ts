@@ -1,5 +1,5 @@
 import type { HttpLoadRun } from './http-load';
-import type { FanoutRun } from './mqtt-fanout';
+import type { BrokerFigures } from './mqtt-brokers';
 import type { CommitRun } from './sqlite-commit';
 
 const LABEL_WIDTH = 34;
@@ -18,16 +18,6 @@ export function httpRow(label: string, run: HttpLoadRun, baseline: HttpLoadRun):
     `${rate(run.requestsPerSecond, 'req/s')}  ${ratio(run.requestsPerSecond, baseline.requestsPerSecond)}`,
     `p50 ${ms(run.p50Ms)}  ${ratio(run.p50Ms, baseline.p50Ms)}`,
     `p99 ${ms(run.p99Ms)}  ${ratio(run.p99Ms, baseline.p99Ms)}`,
-  ].join('   ');
-}
-
-/** Deliveries per second beside the baseline's requests per second: different work, a same-run yardstick only. */
-export function fanoutRow(label: string, run: FanoutRun, baseline: HttpLoadRun): string {
-  return [
-    label.padEnd(LABEL_WIDTH),
-    `${rate(run.deliveriesPerSecond, 'msg/s')}  ${ratio(run.deliveriesPerSecond, baseline.requestsPerSecond)}`,
-    `(${run.published} published, ${Math.round(run.publishedPerSecond)}/s; ` +
-      `${run.deliveries} delivered in ${run.seconds.toFixed(2)} s)`,
   ].join('   ');
 }
 
@@ -84,4 +74,48 @@ export function queryRow(label: string, http: QueryTiming, engine: QueryTiming):
 /** `target ingest >= 100000 pt/s: 152000 pt/s, met` */
 export function targetNote(what: string, target: number, unit: string, measured: number): string {
   return `target ${what} >= ${target} ${unit}: ${Math.round(measured)} ${unit}, ${measured >= target ? 'met' : 'MISSED'}`;
+}
+
+/** The figures of each broker measured in this run, keyed by name ('openpie', 'bare aedes', 'mosquitto'). */
+export type BrokerResults = Record<string, BrokerFigures>;
+
+/** `mqtt fan-out ... openpie    95000 msg/s   0.85x aedes`: one row per broker and workload, ratios against bare aedes. */
+export function brokerRows(results: BrokerResults): string[] {
+  const aedes = results['bare aedes'];
+  const vsAedes = (value: number | undefined, base: number | undefined) =>
+    value !== undefined && base !== undefined ? `${(value / base).toFixed(2).padStart(6)}x aedes` : ''.padStart(12);
+  const rows: string[] = [];
+  for (const [name, f] of Object.entries(results)) {
+    if (f.fanoutDeliveriesPerSecond !== undefined) {
+      rows.push([`mqtt fan-out 1->20 QoS 0 ${name}`.padEnd(LABEL_WIDTH), `${rate(f.fanoutDeliveriesPerSecond, 'msg/s')}  ${vsAedes(f.fanoutDeliveriesPerSecond, aedes?.fanoutDeliveriesPerSecond)}`].join('   '));
+    }
+  }
+  for (const [name, f] of Object.entries(results)) {
+    if (f.pairs !== undefined) {
+      rows.push([
+        `mqtt QoS 1, 50 pairs    ${name}`.padEnd(LABEL_WIDTH),
+        `${rate(f.pairs.messagesPerSecond, 'msg/s')}  ${vsAedes(f.pairs.messagesPerSecond, aedes?.pairs?.messagesPerSecond)}`,
+        `p50 ${ms(f.pairs.p50Ms)}   p99 ${ms(f.pairs.p99Ms)}`,
+      ].join('   '));
+    }
+  }
+  for (const [name, f] of Object.entries(results)) {
+    if (f.connectsPerSecond !== undefined) {
+      rows.push([`mqtt connects, auth     ${name}`.padEnd(LABEL_WIDTH), `${rate(f.connectsPerSecond, 'con/s')}  ${vsAedes(f.connectsPerSecond, aedes?.connectsPerSecond)}`].join('   '));
+    }
+  }
+  return rows;
+}
+
+/** `target ... >= 0.80x aedes: 0.85x, met` for a ratio target. */
+export function ratioTargetNote(what: string, target: number, against: string, value: number | undefined, base: number | undefined): string {
+  if (value === undefined || base === undefined) return `target ${what} >= ${target.toFixed(2)}x ${against}: not measured`;
+  const r = value / base;
+  return `target ${what} >= ${target.toFixed(2)}x ${against}: ${r.toFixed(3)}x, ${r >= target ? 'met' : 'MISSED'}`;
+}
+
+/** `target ... <= 20 ms: 12.3 ms, met` for a bound (latency). */
+export function boundNote(what: string, bound: number, unit: string, measured: number | undefined): string {
+  if (measured === undefined) return `target ${what} <= ${bound} ${unit}: not measured`;
+  return `target ${what} <= ${bound.toFixed(1)} ${unit}: ${measured.toFixed(1)} ${unit}, ${measured <= bound ? 'met' : 'MISSED'}`;
 }

@@ -8,23 +8,14 @@ import { HttpLoadRun, measureHttp } from './http-load';
 import { startKoaHello } from './koa-hello';
 import { benchCassandraShadowWrites } from './cassandra-shadow';
 import { kairosDbIngestRows, measureKairosDbIngest } from './kairosdb-ingest';
-import { measureFanout } from './mqtt-fanout';
-import { commitRow, fanoutRow, httpRow, ingestRow, queryRow, targetNote } from './report';
+import { measureBrokers, MQTT_LOGINS_NEEDED } from './mqtt-brokers';
+import { machineMosquitto, serviceTarget, startBareAedes } from './mqtt-targets';
+import { boundNote, BrokerResults, brokerRows, commitRow, httpRow, ingestRow, queryRow, ratioTargetNote, targetNote } from './report';
 import { measureSqliteCommits } from './sqlite-commit';
 import { benchTimeSeriesStore } from './timeseries-store';
 
 /** Shared by every HTTP row, the baseline included, so that their ratios compare like with like. */
 const HTTP_LOAD = { connections: 10, warmupSeconds: 2, seconds: 8 };
-
-const FANOUT = {
-  subscribers: 20,
-  warmupMessages: 2_000,
-  messages: 20_000,
-  burst: 200,
-  burstsInFlight: 2,
-  payloadBytes: 32,
-  timeoutMs: 60_000,
-};
 
 /** Bounds for the bare SQLite commit loop, which blocks this thread while it runs. */
 const SQLITE_COMMITS = { maxCommits: 5_000, maxMs: 2_000 };
@@ -39,6 +30,20 @@ const BARE_INGEST = { maxPoints: 3_000_000, maxMs: 3_000 };
 
 /** Issue 3's targets; they live here, with the benchmarks, and are checked against this run's figures. */
 const TARGETS = { ingestPointsPerSecond: 100_000, simpleScanPointsPerSecond: 5_000_000 };
+
+/** Issue 12's targets, as ratios to the baselines of the same run (or bounds), checked against this run's figures. */
+const ISSUE_12 = {
+  statusVsKoa: 0.5,
+  publishVsKoa: 0.5,
+  shadowVsKoa: 0.3,
+  shadowP99Ms: 20,
+  batchPointsPerSecond: 300_000,
+  fanoutVsAedes: 0.8,
+  pairsVsAedes: 1,
+  /** p99 of the QoS 1 pairs at most this times Mosquitto's. */
+  pairsP99VsMosquitto: 2,
+  connectsVsAedes: 0.8,
+};
 
 /** A 32-byte text/plain message, the size of a small sensor reading. */
 const MESSAGE_BODY = 'temp=25.50;humid=60.10;seq=00001';
@@ -89,17 +94,28 @@ async function main(): Promise<void> {
       body,
     });
 
+    await section('device status', async () => {
+      print('measuring device status ...');
+      const status = await measureHttp('device status', {
+        ...HTTP_LOAD,
+        url: `${service.baseUrl}/v2/device/status`,
+        method: 'GET',
+        perConnection: writers.map((d) => ({ headers: { authorization: d.auth } })),
+      });
+      httpResult('device status      GET status', status);
+      notes.push(ratioTargetNote('GET /v2/device/status', ISSUE_12.statusVsKoa, 'koa', status.requestsPerSecond, baseline.requestsPerSecond));
+    });
+
     await section('rest publish', async () => {
       print('measuring rest publish ...');
-      httpResult(
-        'rest publish       PUT message',
-        await measureHttp('rest publish', {
-          ...HTTP_LOAD,
-          url: `${service.baseUrl}/v2/device/message/bench/topic`,
-          method: 'PUT',
-          perConnection: writers.map((d) => asDevice(d, 'text/plain', MESSAGE_BODY)),
-        }),
-      );
+      const publish = await measureHttp('rest publish', {
+        ...HTTP_LOAD,
+        url: `${service.baseUrl}/v2/device/message/bench/topic`,
+        method: 'PUT',
+        perConnection: writers.map((d) => asDevice(d, 'text/plain', MESSAGE_BODY)),
+      });
+      httpResult('rest publish       PUT message', publish);
+      notes.push(ratioTargetNote('PUT /v2/device/message', ISSUE_12.publishVsKoa, 'koa', publish.requestsPerSecond, baseline.requestsPerSecond));
     });
 
     print('measuring bare sqlite commits ...');
@@ -118,21 +134,25 @@ async function main(): Promise<void> {
       httpResult('shadow merge       PUT shadow', shadowMerge);
       notes.push(
         `shadow merge req/s / bare sqlite commits/s = ${(shadowMerge.requestsPerSecond / commits.commitsPerSecond).toFixed(2)}` +
-          ' (1.00 would mean a shadow write costs one bare commit and nothing more)',
+          ' (above 1.00: writes share commits)',
+        ratioTargetNote('PUT /v2/device/shadow/data, 10 devices', ISSUE_12.shadowVsKoa, 'koa', shadowMerge.requestsPerSecond, baseline.requestsPerSecond),
+        boundNote('p99 of PUT /v2/device/shadow/data, 10 devices', ISSUE_12.shadowP99Ms, 'ms', shadowMerge.p99Ms),
       );
     });
 
     // Every connection writes the same shadow: shows whether compare-and-set retries pile up when writers collide.
     await section('shadow merge, one device', async () => {
       print('measuring shadow merge, all connections on one device ...');
-      httpResult(
-        'shadow merge 1 dev PUT shadow',
-        await measureHttp('shadow merge, one device', {
-          ...HTTP_LOAD,
-          url: shadowUrl,
-          method: 'PUT',
-          perConnection: writers.map((_, i) => asDevice(writers[0], 'application/json', shadowBody(i))),
-        }),
+      const oneDevice = await measureHttp('shadow merge, one device', {
+        ...HTTP_LOAD,
+        url: shadowUrl,
+        method: 'PUT',
+        perConnection: writers.map((_, i) => asDevice(writers[0], 'application/json', shadowBody(i))),
+      });
+      httpResult('shadow merge 1 dev PUT shadow', oneDevice);
+      notes.push(
+        ratioTargetNote('PUT /v2/device/shadow/data, 1 device', ISSUE_12.shadowVsKoa, 'koa', oneDevice.requestsPerSecond, baseline.requestsPerSecond),
+        boundNote('p99 of PUT /v2/device/shadow/data, 1 device', ISSUE_12.shadowP99Ms, 'ms', oneDevice.p99Ms),
       );
     });
 
@@ -159,7 +179,10 @@ async function main(): Promise<void> {
         ingestRow(`bare store         ${HTTP_LOAD.connections} x ${pointsPerRequest} pts`, bare.pointsPerSecond, bare.pointsPerSecond,
           `${bare.points} points in ${bare.seconds.toFixed(2)} s; writePoints, no HTTP, shadow or outbox`),
       );
-      notes.push(targetNote('ingest through the batch endpoint', TARGETS.ingestPointsPerSecond, 'pt/s', ingest.storedPointsPerSecond));
+      notes.push(
+        targetNote('ingest through the batch endpoint', TARGETS.ingestPointsPerSecond, 'pt/s', ingest.storedPointsPerSecond),
+        targetNote('ingest through the batch endpoint (issue 12)', ISSUE_12.batchPointsPerSecond, 'pt/s', ingest.storedPointsPerSecond),
+      );
     });
 
     // Production backends: they need the servers of infra/ (`bash infra/start-all.sh; eval "$(bash infra/env.sh)"`).
@@ -190,18 +213,27 @@ async function main(): Promise<void> {
       rows.push(...(await benchCassandraShadowWrites({ ...HTTP_LOAD, print })));
     });
 
-    await section('mqtt fan-out', async () => {
-      print(`measuring mqtt fan-out to ${FANOUT.subscribers} subscribers ...`);
-      const [publisher, ...subscribers] = await service.provisionGroup(FANOUT.subscribers + 1);
-      const fanout = await measureFanout('mqtt fan-out', {
-        ...FANOUT,
-        mqttUrl: service.mqttUrl,
-        publisher,
-        subscribers,
-        topic: '@msg/bench/fanout',
-        filter: '@msg/bench/#',
-      });
-      rows.push(fanoutRow(`mqtt fan-out 1->${FANOUT.subscribers}   QoS 0`, fanout, baseline));
+    // The yardstick's MQTT workloads on the machine's Mosquitto (when it answers), bare aedes in this process, and
+    // the service's broker, one load generator (a worker thread) for all.
+    await section('mqtt brokers', async () => {
+      const aedes = await startBareAedes();
+      cleanups.push(aedes.close);
+      const mosquittoTarget = await machineMosquitto();
+      if (!mosquittoTarget) notes.push('mosquitto: skipped, nothing answers at 127.0.0.1:1883');
+      const targets = [...(mosquittoTarget ? [mosquittoTarget] : []), aedes, await serviceTarget(service, MQTT_LOGINS_NEEDED)];
+      const results: BrokerResults = await measureBrokers(targets, print);
+      rows.push(...brokerRows(results));
+      const [ours, bare, mosquitto] = [results.openpie, results['bare aedes'], results.mosquitto];
+      notes.push(
+        ratioTargetNote('mqtt fan-out', ISSUE_12.fanoutVsAedes, 'aedes', ours?.fanoutDeliveriesPerSecond, bare?.fanoutDeliveriesPerSecond),
+        ratioTargetNote('mqtt QoS 1 pairs', ISSUE_12.pairsVsAedes, 'aedes', ours?.pairs?.messagesPerSecond, bare?.pairs?.messagesPerSecond),
+        mosquitto?.pairs
+          ? boundNote(`p99 of mqtt QoS 1 pairs (${ISSUE_12.pairsP99VsMosquitto}x mosquitto's)`, ISSUE_12.pairsP99VsMosquitto * mosquitto.pairs.p99Ms, 'ms', ours?.pairs?.p99Ms)
+          : 'target p99 of mqtt QoS 1 pairs: not measured, no mosquitto',
+        ratioTargetNote('mqtt connects', ISSUE_12.connectsVsAedes, 'aedes', ours?.connectsPerSecond, bare?.connectsPerSecond),
+      );
+      const failed = Object.values(results).flatMap((r) => r.failures);
+      if (failed.length > 0) throw new Error(failed.join('; '));
     });
 
     await section('time-series store', async () => {

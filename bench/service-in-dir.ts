@@ -1,6 +1,6 @@
 import { request } from 'node:http';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/config/config';
+import { createLogger } from '../src/core/logger';
 import { startServer } from '../src/server';
 import type { BenchDevice } from './bench-service';
 
@@ -79,8 +79,8 @@ export function postJson(url: string, auth: string, body: unknown): Promise<{ st
 export async function createDevice(service: ServiceInDir, projectid: string, groupid: string, alias: string): Promise<BenchDevice> {
   const res = await postJson(`${service.baseUrl}/v2/admin/devices`, `Bearer ${service.adminToken}`, { projectid, groupid, alias });
   if (res.status !== 201) throw new Error(`device ${alias} not created: ${res.status} ${res.text}`);
-  const { deviceid, token } = JSON.parse(res.text) as { deviceid: string; token: string };
-  return { deviceid, token, auth: `Device ${deviceid}:${token}` };
+  const { deviceid, token, secret } = JSON.parse(res.text) as { deviceid: string; token: string; secret: string };
+  return { deviceid, token, secret, auth: `Device ${deviceid}:${token}` };
 }
 
 /** `Bearer <user token>` of a project (POST /v2/admin/tokens), valid for an hour. */

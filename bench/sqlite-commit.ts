@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openSqliteDatabase } from '../src/adapters/sqlite-database';
+import { openSqliteDatabase } from '../src/adapters/sqlite/sqlite-database';
 
 export interface CommitRun {
   commitsPerSecond: number;

@@ -7,8 +7,8 @@ import {
   DEFAULT_TIMESERIES_LAYOUT,
   SqliteTimeSeriesStore,
   TimeSeriesLayout,
-} from '../src/adapters/sqlite-timeseries-store';
-import { TIMESERIES_FILE } from '../src/adapters/sqlite-timeseries-schema';
+} from '../src/adapters/sqlite-timeseries/sqlite-timeseries-store';
+import { TIMESERIES_FILE } from '../src/adapters/sqlite-timeseries/sqlite-timeseries-schema';
 import { Point } from '../src/timeseries/point';
 
 /** Sizes of one run: about 10 s on a 2-CPU machine, most of it loading 11M points. */

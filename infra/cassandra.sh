@@ -69,20 +69,9 @@ wait_ready() {
   say "$NAME ready: CQL $CASSANDRA_HOST:$CASSANDRA_NATIVE_PORT, release $version"
 }
 
-status() {
-  if pid="$(running_pid "$NAME")"; then
-    say "$NAME running: pid $pid, RSS $(rss_mib "$pid") MiB, CQL $CASSANDRA_HOST:$CASSANDRA_NATIVE_PORT"
-  else
-    say "$NAME stopped"
-    return 1
-  fi
-}
+status() { server_status "$NAME" "CQL $CASSANDRA_HOST:$CASSANDRA_NATIVE_PORT"; }
 
-reset() {
-  running_pid "$NAME" >/dev/null && die "stop $NAME before wiping its data"
-  rm -rf "$CASSANDRA_DATA_DIR"
-  say "$NAME data wiped ($CASSANDRA_DATA_DIR)"
-}
+reset() { reset_data "$NAME" "$CASSANDRA_DATA_DIR"; }
 
 case "${1:-}" in
   install) install ;;

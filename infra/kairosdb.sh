@@ -103,20 +103,9 @@ check() {
   say "$NAME round trip: $result"
 }
 
-status() {
-  if pid="$(running_pid "$NAME")"; then
-    say "$NAME running: pid $pid, RSS $(rss_mib "$pid") MiB, $KAIROSDB_URL ($KAIROSDB_DATASTORE)"
-  else
-    say "$NAME stopped"
-    return 1
-  fi
-}
+status() { server_status "$NAME" "$KAIROSDB_URL ($KAIROSDB_DATASTORE)"; }
 
-reset() {
-  running_pid "$NAME" >/dev/null && die "stop $NAME before wiping its data"
-  rm -rf "$KAIROSDB_DATA_DIR"
-  say "$NAME data wiped ($KAIROSDB_DATA_DIR); its Cassandra keyspace goes with infra/cassandra.sh reset"
-}
+reset() { reset_data "$NAME" "$KAIROSDB_DATA_DIR" "its Cassandra keyspace goes with infra/cassandra.sh reset"; }
 
 case "${1:-}" in
   install) install ;;

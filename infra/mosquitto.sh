@@ -70,20 +70,9 @@ check() {
   say "$NAME round trip: publish/subscribe as $MOSQUITTO_USER ok, anonymous client refused"
 }
 
-status() {
-  if pid="$(running_pid "$NAME")"; then
-    say "$NAME running: pid $pid, RSS $(rss_mib "$pid") MiB, mqtt://$MOSQUITTO_HOST:$MOSQUITTO_PORT"
-  else
-    say "$NAME stopped"
-    return 1
-  fi
-}
+status() { server_status "$NAME" "mqtt://$MOSQUITTO_HOST:$MOSQUITTO_PORT"; }
 
-reset() {
-  running_pid "$NAME" >/dev/null && die "stop $NAME before wiping its data"
-  rm -rf "$MOSQUITTO_DATA_DIR"
-  say "$NAME data wiped ($MOSQUITTO_DATA_DIR)"
-}
+reset() { reset_data "$NAME" "$MOSQUITTO_DATA_DIR"; }
 
 case "${1:-}" in
   install) install ;;

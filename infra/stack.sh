@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test stack at once: Cassandra, KairosDB (on that Cassandra) and Mosquitto.
+# The whole test stack at once: Cassandra, KairosDB (on that Cassandra), Mosquitto and Redis.
 #   infra/stack.sh install|start|wait|check|stop|status|reset
 # OPENPIE_SERVICES picks a subset, e.g. OPENPIE_SERVICES="mosquitto".
 # start-all.sh, wait-all.sh and stop-all.sh are shorthands for this script.
@@ -7,7 +7,7 @@ set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-: "${OPENPIE_SERVICES:=cassandra kairosdb mosquitto}"
+: "${OPENPIE_SERVICES:=cassandra kairosdb mosquitto redis}"
 
 wants() { [[ " $OPENPIE_SERVICES " == *" $1 "* ]]; }
 run() { "$INFRA_HOME/$1.sh" "$2"; }
@@ -28,6 +28,7 @@ install_all() {
     fi
   done
   if wants mosquitto; then run mosquitto install || failed=1; fi
+  if wants redis; then run redis install || failed=1; fi
   for pid in "${pids[@]}"; do
     wait "$pid" || failed=1
   done
@@ -38,6 +39,7 @@ start_all() {
   local started=$SECONDS
   install_all
   if wants mosquitto; then run mosquitto start; fi
+  if wants redis; then run redis start; fi
   if wants cassandra || kairosdb_needs_cassandra; then
     run cassandra start
     run cassandra wait
@@ -49,7 +51,7 @@ start_all() {
 
 wait_all() {
   local service
-  for service in cassandra kairosdb mosquitto; do
+  for service in cassandra kairosdb mosquitto redis; do
     if wants "$service"; then run "$service" wait; fi
   done
 }
@@ -57,22 +59,25 @@ wait_all() {
 check_all() {
   if wants kairosdb; then run kairosdb check; fi
   if wants mosquitto; then run mosquitto check; fi
+  if wants redis; then run redis check; fi
 }
 
 # KairosDB before Cassandra: it would otherwise log errors about the vanished
-# Cassandra. Mosquitto depends on neither and stops alongside.
+# Cassandra. Mosquitto and Redis depend on neither and stop alongside.
 stop_all() {
-  local mosquitto_pid
+  local mosquitto_pid redis_pid
   run mosquitto stop &
   mosquitto_pid=$!
+  run redis stop &
+  redis_pid=$!
   run kairosdb stop
   run cassandra stop
-  wait "$mosquitto_pid"
+  wait "$mosquitto_pid" "$redis_pid"
 }
 
 status_all() {
   local service failed=0
-  for service in cassandra kairosdb mosquitto; do
+  for service in cassandra kairosdb mosquitto redis; do
     run "$service" status || failed=1
   done
   return "$failed"
@@ -81,7 +86,7 @@ status_all() {
 reset_all() {
   stop_all
   local service
-  for service in kairosdb cassandra mosquitto; do
+  for service in kairosdb cassandra mosquitto redis; do
     run "$service" reset
   done
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: makes sure Chromium is there, starts the real servers the suites need (Cassandra, KairosDB, Mosquitto: infra/), type-checks, runs
+# `npm test`: makes sure Chromium is there, starts the real servers the suites need (Cassandra, KairosDB, Mosquitto, Redis: infra/), type-checks, runs
 # every suite, and stops the servers again, unless they were already running before (then they are left as found).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +17,8 @@ fi
 eval "$(bash infra/env.sh)"
 
 npx tsc -p tsconfig.json --noEmit
+# aedes-persistence's abstract suite against each session store (test/persistence): it is written for node:test, not
+# mocha. Its own runner, with its exit code counting like the mocha run's; no test may hang the run (a timeout per
+# test, and the runner exits when its tests are done even if a failed one left a connection open).
+node --import tsx --test --test-concurrency=1 --test-timeout=60000 --test-force-exit test/persistence/*.abstract.ts
 npx mocha "$@"

@@ -1,6 +1,11 @@
-import { ConfigError, loadConfig } from './config';
-import { createLogger } from './logger';
+import { NodeIdInUseError } from './cluster/node-registration';
+import { ConfigError, loadConfig } from './config/config';
+import { createLogger } from './core/logger';
 import { PortInUseError, startServer } from './server';
+import { startBanner } from './start-banner';
+
+/** How many SHUTDOWN_TIMEOUT_MS a shutdown may take in all: requests, publishes and the outbox may each take one. */
+const SHUTDOWN_HARD_LIMIT = 3;
 
 /** `npm start`: read the environment, start, and close everything on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -8,8 +13,15 @@ async function main(): Promise<void> {
   const config = loadConfig(process.argv.includes('--demo') ? { ...process.env, DEMO: 'true' } : process.env);
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
+  process.stdout.write(startBanner(config, server));
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    // Every step of close() has its own bound; this one is for the unforeseen. Exiting loses nothing acknowledged:
+    // what was acknowledged is stored already (docs/production.md "What survives what").
+    setTimeout(() => {
+      logger.error({ signal, afterMs: SHUTDOWN_HARD_LIMIT * config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_HARD_LIMIT * config.shutdownTimeoutMs).unref();
     server.close().then(
       () => process.exit(0),
       (err) => {
@@ -23,7 +35,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof PortInUseError) {
+  if (err instanceof PortInUseError) {
+    // The message names the variable, e.g. "MQTT (MQTT_PORT) port 1883 ...": say how to move it (a local Mosquitto
+    // often holds 1883).
+    const variable = /\(([A-Z_]+)\)/.exec(err.message)?.[1];
+    const hint = variable === undefined ? '' : `: set ${variable} to another port (0 picks a free one)`;
+    process.stderr.write(`openpie: ${err.message}${hint}\n`);
+  } else if (err instanceof ConfigError || err instanceof NodeIdInUseError) {
     process.stderr.write(`openpie: ${err.message}\n`);
   } else {
     process.stderr.write(`openpie: failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);

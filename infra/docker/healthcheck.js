@@ -1,6 +1,6 @@
 // The container health probe of the service image (Dockerfile HEALTHCHECK and docker-compose.yml).
 // node:*-slim has no curl, so Node itself asks GET /healthz on the HTTP port: exit 0 on 200, 1 otherwise.
-// /healthz checks only that the process answers (README, "Health, metrics and logs"); /readyz is for load balancers.
+// /healthz checks only that the process answers (docs/operations.md, "Health, metrics and logs"); /readyz is for load balancers.
 'use strict';
 const http = require('node:http');
 

@@ -38,6 +38,12 @@ PROJECT_ROOT="$(cd "$INFRA_HOME/.." && pwd)"
 : "${MOSQUITTO_PASSWORD:=openpie-node-secret}"
 : "${MOSQUITTO_DATA_DIR:=$OPENPIE_INFRA_DIR/data/mosquitto}"
 
+: "${REDIS_HOST:=127.0.0.1}"
+: "${REDIS_PORT:=26379}"
+: "${REDIS_DATA_DIR:=$OPENPIE_INFRA_DIR/data/redis}"
+# everysec or always (infra/redis/redis.conf says what each costs).
+: "${REDIS_APPENDFSYNC:=everysec}"
+
 # Seconds each wait gives its server before it reports failure.
 : "${OPENPIE_WAIT_TIMEOUT:=180}"
 
@@ -122,6 +128,24 @@ require_free_port() {
   if port_open "$host" "$port"; then
     die "$name: $host:$port is already in use by another process; choose another port"
   fi
+}
+
+# server_status NAME WHERE: says whether NAME runs (with its pid, memory and address WHERE); exit 1 when stopped.
+server_status() {
+  local pid
+  if pid="$(running_pid "$1")"; then
+    say "$1 running: pid $pid, RSS $(rss_mib "$pid") MiB, $2"
+  else
+    say "$1 stopped"
+    return 1
+  fi
+}
+
+# reset_data NAME DIR [NOTE]: wipes a stopped server's data folder.
+reset_data() {
+  running_pid "$1" >/dev/null && die "stop $1 before wiping its data"
+  rm -rf "$2"
+  say "$1 data wiped ($2)${3:+; $3}"
 }
 
 rss_mib() {

@@ -19,7 +19,7 @@ export const USAGE = `usage: openpie <command> [options]
                             [--description D] [--livenessttl S]
   devices rotate-token <deviceid>
   devices delete <deviceid>
-  tokens issue --project P [--ttl SECONDS]
+  tokens issue --project P [--ttl SECONDS] [--scope read|write]
   schema show|delete (<deviceid> | --project P --group G)
   schema set (<deviceid> | --project P --group G) (--json JSON | --file FILE)
   triggers show|delete <deviceid>
@@ -45,6 +45,7 @@ const OPTIONS = {
   banned: { type: 'string' },
   disabled: { type: 'boolean' },
   ttl: { type: 'string' },
+  scope: { type: 'string' },
   json: { type: 'string' },
   file: { type: 'string' },
   device: { type: 'string' },
@@ -174,7 +175,7 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       return {
         method: 'POST',
         path: '/v2/admin/tokens',
-        body: defined({ projectid: required('project', v.project), ttl: integer('ttl', v.ttl) }),
+        body: defined({ projectid: required('project', v.project), ttl: integer('ttl', v.ttl), scope: v.scope }),
       };
     case 'schema show':
     case 'schema set':

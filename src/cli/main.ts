@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from 'node:fs';
-import { adminTokenFile } from '../admin-token';
+import { adminTokenFile } from '../config/admin-token';
 import { parseCommand, USAGE, UsageError } from './commands';
 
 /** The admin CLI: each command is one call to the admin API of a running service; it prints the JSON answer. */

@@ -8,6 +8,8 @@ export interface BannerFacts {
   lamp: Device;
   userToken: { token: string; expires: number };
   intervalMs: number;
+  /** How to get the admin token, e.g. `cat ./data/admin-token`. */
+  consoleLogin: string;
 }
 
 const deviceLines = (d: Device, what: string) => [
@@ -19,7 +21,7 @@ const deviceLines = (d: Device, what: string) => [
 ];
 
 /** The one block the demo prints on stdout: what to paste into /trial, and two calls to try at once. */
-export function demoBanner({ baseUrl, sensor, lamp, userToken, intervalMs }: BannerFacts): string {
+export function demoBanner({ baseUrl, sensor, lamp, userToken, intervalMs, consoleLogin }: BannerFacts): string {
   const query = JSON.stringify({
     start_relative: { value: 24, unit: 'hours' },
     metrics: [{ name: sensor.deviceid, tags: { attr: ['temp'] }, aggregators: [{ name: 'avg', sampling: { value: 1, unit: 'hours' } }] }],
@@ -31,8 +33,11 @@ export function demoBanner({ baseUrl, sensor, lamp, userToken, intervalMs }: Ban
     `Trial explorer: ${baseUrl}/trial`,
     '  Authorize > DeviceAuth: paste a device\'s "Device <deviceid>:<token>" value below',
     '  Authorize > UserToken:  paste the user token alone (no "Bearer")',
+    `Web console: ${baseUrl}/console`,
+    `  log in with the admin token: ${consoleLogin}`,
+    `  pick project "${DEMO_PROJECT.projectid}": demo-sensor is online while it sends; open it for its shadow and its last 24 h`,
     '',
-    ...deviceLines(sensor, `writes temp and humid every ${intervalMs / 1000} s; the last 24 h are recorded`),
+    ...deviceLines(sensor, `sends temp and humid every ${intervalMs / 1000} s over MQTT; the last 24 h are recorded`),
     '',
     ...deviceLines(lamp, 'a device of the same group'),
     '',

@@ -37,3 +37,20 @@ export function backfillBatches(now: number, spanMs: number, stepMs: number, bat
   for (let i = 0; i < items.length; i += batchSize) batches.push(items.slice(i, i + batchSize));
   return batches;
 }
+
+const HOUR_MS = 3600 * 1000;
+const MINUTE_MS = 60 * 1000;
+
+/**
+ * The readings a sensor missed between its last one (`after`) and `now`, as a device with a buffer would send them
+ * once back: every `intervalMs` for a gap of up to an hour, one a minute for a longer one, and only the last 24 h of
+ * it; oldest first, after `after` and before `now`, in batches of at most `batchSize`.
+ */
+export function gapBatches(after: number, now: number, intervalMs: number, batchSize: number): TimedReading[][] {
+  const step = now - after > HOUR_MS ? MINUTE_MS : intervalMs;
+  const items: TimedReading[] = [];
+  for (let ts = Math.max(after + step, now - DAY_MS); ts < now; ts += step) items.push({ data: sampleReading(ts), ts });
+  const batches: TimedReading[][] = [];
+  for (let i = 0; i < items.length; i += batchSize) batches.push(items.slice(i, i + batchSize));
+  return batches;
+}

@@ -96,6 +96,9 @@ export function createClusterPresence(local: Presence, { nodeId, touchIntervalMs
     statusOf(device) {
       return local.statusOf(device) === 1 || elsewhere(device.deviceid) ? 1 : 0;
     },
+    isConnected(deviceid) {
+      return local.isConnected(deviceid) || elsewhere(deviceid);
+    },
   };
 
   return {

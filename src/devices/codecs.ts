@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { closed, intBetween, ScopeId, stringMatching, wellFormed } from '../codecs';
+import { closed, intBetween, intStringBetween, ScopeId, stringMatching, wellFormed } from '../core/codecs';
 
 /** 1-128 characters without control characters; unique within a group. */
 export const Alias = wellFormed(stringMatching('alias', /^(?=.*\S)[^\u0000-\u001f\u007f]{1,128}$/u,
@@ -23,7 +23,15 @@ export const UpdateDeviceRequest = closed(
 );
 export type UpdateDeviceRequest = t.TypeOf<typeof UpdateDeviceRequest>;
 
-export const DeviceListQuery = closed({}, { projectid: ScopeId, groupid: ScopeId });
-
-export const DeviceId = stringMatching('deviceid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-  'expected a device id (UUID)');
+/**
+ * `GET /v2/admin/devices`: a project and group; `q`, part of an alias (any case) or the start of a device id; a page
+ * of `limit` devices (1-1000; all when absent) from `offset`.
+ */
+export const DeviceListQuery = closed({}, {
+  projectid: ScopeId,
+  groupid: ScopeId,
+  q: stringMatching('search', /^.{1,128}$/su, 'expected 1-128 characters'),
+  limit: intStringBetween(1, 1000),
+  offset: intStringBetween(0, 1_000_000_000),
+});
+export type DeviceListQuery = t.TypeOf<typeof DeviceListQuery>;

@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -9,9 +9,13 @@ export function generateKey(length = 32): string {
   return out;
 }
 
+/** The SHA-256 of a secret, for `secretMatches`: what a caller can keep instead of hashing the same secret again. */
+export const secretDigest = (secret: string): Buffer => hash('sha256', secret, 'buffer');
+
+/** Compares a secret with the digest of the expected one in constant time, whatever their lengths. */
+export const secretMatches = (given: string, expectedDigest: Buffer): boolean => timingSafeEqual(secretDigest(given), expectedDigest);
+
 /** Compares secrets in constant time, whatever their lengths (both sides are hashed to equal size first). */
 export function secretsEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return secretMatches(given, secretDigest(expected));
 }

@@ -14,13 +14,3 @@ export interface Device {
   readonly created: number;
 }
 
-/** The public view of spec 2.1, as returned by GET /v2/device/status. */
-export interface DeviceStatus {
-  deviceid: string;
-  alias: string;
-  groupid: string;
-  projectid: string;
-  status: 0 | 1;
-  enabled: boolean;
-  banned: boolean;
-}

@@ -24,3 +24,9 @@ export interface DeviceStore {
 export interface SessionControl {
   disconnectDevice(deviceid: string, reason: string): void;
 }
+
+/** Drops what a node keeps in memory of devices, so that their next use reads the store (devices/device-cache.ts). */
+export interface DeviceCacheControl {
+  forget(deviceid: string): void;
+  forgetAll(): void;
+}

@@ -33,6 +33,10 @@ export function createPresence(now: () => number) {
     connectionsOf(deviceid: string): number {
       return connections.get(deviceid) ?? 0;
     },
+    /** True while the device has an MQTT connection (on any node, for the presence of a cluster). */
+    isConnected(deviceid: string): boolean {
+      return connections.has(deviceid);
+    },
     /** Every device with an MQTT connection on this node, with how many. */
     connectedDevices(): Map<string, number> {
       return new Map(connections);

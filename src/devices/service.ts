@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { CreateDeviceRequest, UpdateDeviceRequest } from './codecs';
 import { generateKey } from './credentials';
 import { Device } from './device';

@@ -1,4 +1,4 @@
-import { Json } from '../json';
+import { Json } from '../core/json';
 
 export type BinaryOperator = '+' | '-' | '*' | '/' | '//' | '%' | '^' | '==' | '===' | '!=' | '!==' | '<' | '<=' | '>' | '>=' | 'in';
 export type LogicalOperator = '&&' | '||' | '??';

@@ -1,4 +1,4 @@
-import { Json } from '../json';
+import { Json } from '../core/json';
 import { Expr } from './ast';
 import { ExpressionError } from './errors';
 import { evaluate, Variables } from './evaluate';

@@ -1,4 +1,4 @@
-import { isJsonObject, Json } from '../json';
+import { isJsonObject, Json } from '../core/json';
 import { BinaryOperator, Expr } from './ast';
 import { ExpressionError } from './errors';
 import { CallContext, helperNamed, unknownHelper } from './functions';

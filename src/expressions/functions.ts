@@ -1,4 +1,4 @@
-import { isJsonObject, Json } from '../json';
+import { isJsonObject, Json } from '../core/json';
 import { ExpressionError } from './errors';
 import { deepEqual, roundTo, toText, typeName } from './values';
 

@@ -1,4 +1,4 @@
-/** Limits of the expression language, named in the README ("Schema and expressions", "Limits"). */
+/** Limits of the expression language, named in docs/automation.md ("Schema and expressions") and docs/limits-and-errors.md ("Limits"). */
 export const EXPRESSION_LIMITS = {
   /** Characters of one expression (a schema transform, a trigger condition, one `{{ }}` of a template). */
   maxLength: 1024,

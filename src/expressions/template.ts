@@ -1,4 +1,4 @@
-import { Json } from '../json';
+import { Json } from '../core/json';
 import { compileExpression, Compiled, referenceProblem } from './compile';
 import { ExpressionError } from './errors';
 import { Variables } from './evaluate';

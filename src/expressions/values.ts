@@ -1,4 +1,4 @@
-import { isJsonObject, Json } from '../json';
+import { isJsonObject, Json } from '../core/json';
 
 /** The name of a value's type as messages show it. */
 export function typeName(v: Json): string {

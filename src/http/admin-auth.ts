@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { secretsEqual } from '../devices/credentials';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 
 /** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 export function adminAuth(adminToken: string): Middleware {

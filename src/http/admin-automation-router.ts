@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { closed, ScopeId } from '../codecs';
-import { decodeOrThrow } from '../decode-errors';
+import { closed, ScopeId } from '../core/codecs';
+import { decodeOrThrow } from '../core/decode-errors';
 import { MonthQuery, QuotaLimitsRequest } from '../quotas/codecs';
 import { Limits, QUOTA_NAMES } from '../quotas/quota';
 import { QuotaService } from '../quotas/service';
@@ -11,7 +11,7 @@ import { TriggerService } from '../triggers/service';
 import { adminAuth } from './admin-auth';
 import { readJson } from './body';
 
-/** Schemas, trigger lists and hooks are larger than device records: 256 KiB (README "Limits"). */
+/** Schemas, trigger lists and hooks are larger than device records: 256 KiB (docs/limits-and-errors.md "Limits"). */
 export const AUTOMATION_BODY_LIMIT = 256 * 1024;
 
 const ProjectPath = closed({ projectid: ScopeId });

@@ -2,16 +2,16 @@ import Router from '@koa/router';
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
-import { closed, ScopeId } from '../codecs';
-import { decodeOrThrow } from '../decode-errors';
+import { closed, ScopeId } from '../core/codecs';
+import { decodeOrThrow } from '../core/decode-errors';
 import { Registry } from '../devices/service';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { Group, GroupMessage, GroupTraffic } from '../messaging/group-traffic';
-import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
-import { Shadow } from '../shadows/shadow';
+import { shadowReply, shadowWriteReply } from '../shadows/replies';
 import { adminAuth } from './admin-auth';
-import { BODY_LIMITS, readJson } from './body';
+import { readJson } from './body';
+import { SHADOW_LIMITS } from '../shadows/limits';
 import { EventStream, openEventStream } from './event-stream';
 
 /** Bytes of a payload shown in the live view; the event says how long the whole payload was. */
@@ -29,8 +29,6 @@ export interface AdminConsoleRouterDeps {
   shadowService: ShadowService;
   groupTraffic: GroupTraffic;
 }
-
-const shadowBody = (s: Shadow) => ({ status: 200, deviceid: s.deviceid, data: s.data, rev: s.rev, modified: s.modified, timestamp: s.timestamp });
 
 const groupOf = (ctx: Context): Group => decodeOrThrow(GroupPath, { ...ctx.params }, 'INVALID_QUERY');
 
@@ -56,15 +54,15 @@ export function adminConsoleRouter({ adminToken, registry, shadowService, groupT
 
   router.get('/devices/:deviceid/shadow', async (ctx) => {
     const device = await registry.getDevice(ctx.params.deviceid);
-    ctx.body = shadowBody(await shadowService.readShadow(device));
+    ctx.body = { status: 200, ...shadowReply(await shadowService.readShadow(device)) };
   });
 
   // The body and reply of the Device API's shadow write; the shadow service decodes it, as for every transport.
   router.put('/devices/:deviceid/shadow', async (ctx) => {
-    const body = await readJson(ctx, BODY_LIMITS.shadowWrite);
+    const body = await readJson(ctx, SHADOW_LIMITS.maxWriteBodyBytes);
     const device = await registry.getDevice(ctx.params.deviceid);
     const result = await shadowService.writeShadow(device, undefined, body, true);
-    ctx.body = { ...shadowBody(result.shadow), applied: result.applied, ...warningMembers(result.warnings) };
+    ctx.body = { status: 200, ...shadowWriteReply(result) };
   });
 
   router.get('/groups/:projectid/:groupid/messages', async (ctx) => {

@@ -1,7 +1,6 @@
 import type { Context, Middleware } from 'koa';
-import { AppError } from '../errors';
-import { QuotaGate } from '../quotas/port';
-import { blocksOf, MESSAGE_BLOCK } from '../quotas/quota';
+import { AppError } from '../core/errors';
+import { ApiCallMeter } from '../quotas/api-call-meter';
 import { callerOf } from './device-auth';
 
 /** Bytes of a reply body as it will be sent; a stream counts as nothing (one block, the minimum). */
@@ -13,6 +12,19 @@ export function replyBytes(body: unknown): number {
   return Buffer.byteLength(JSON.stringify(body));
 }
 
+/**
+ * Bytes of the reply as it will be sent. A JSON body is serialized here, once, and left as its text (with its JSON
+ * content type), so that Koa sends these very bytes instead of serializing it a second time.
+ */
+function serializedReplyBytes(ctx: Context): number {
+  const body: unknown = ctx.body;
+  const isJson = body !== null && typeof body === 'object' && (Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype);
+  if (!isJson) return replyBytes(body);
+  const text = JSON.stringify(body);
+  ctx.body = text;
+  return Buffer.byteLength(text);
+}
+
 /** Sets `Retry-After` on a refusal by a quota, as on a refusal by the rate limit (RFC 9110 §10.2.3). */
 export function withRetryAfter(ctx: Context, err: unknown): unknown {
   if (err instanceof AppError && err.code === 'QUOTA_EXCEEDED') ctx.set('Retry-After', String(err.extra.retryAfter));
@@ -20,23 +32,15 @@ export function withRetryAfter(ctx: Context, err: unknown): unknown {
 }
 
 /**
- * Meters the calling device's project (netpie reference §9, API calls): the request, 1 per started 4 KiB, is
- * charged before the call and refused with 429 QUOTA_EXCEEDED when the quota is spent; the reply, 1 per started
- * 4 KiB, is charged after it. Also gives every quota refusal of the call (a shadow quota, say) its Retry-After.
+ * Meters each call of the calling device's project (quotas/api-call-meter.ts). Also gives every quota refusal of
+ * the call (a shadow quota, say) its Retry-After. An error's body is written later, by the error middleware.
  */
-export function apiCallQuota(quotas: QuotaGate, now: () => number): Middleware {
+export function apiCallQuota(meter: ApiCallMeter): Middleware {
   return async (ctx, next) => {
-    const { projectid } = callerOf(ctx);
-    let replied = false;
     try {
-      await quotas.spend(projectid, { apiCalls: blocksOf(Number(ctx.get('content-length')) || 0, MESSAGE_BLOCK) }, now());
-      replied = true;
-      await next();
+      await meter.metered(callerOf(ctx).projectid, Number(ctx.get('content-length')) || 0, next, () => serializedReplyBytes(ctx));
     } catch (err) {
       throw withRetryAfter(ctx, err);
-    } finally {
-      // An error's body is written later, by the error middleware: it counts as one block.
-      if (replied) quotas.record(projectid, { apiCalls: blocksOf(replyBytes(ctx.body), MESSAGE_BLOCK) }, now());
     }
   };
 }

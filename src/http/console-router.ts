@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 
 /** The types of the files the console is made of; any other file of its folder is never served. */
 const CONTENT_TYPES: Readonly<Record<string, string>> = {

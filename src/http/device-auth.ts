@@ -3,7 +3,7 @@ import { authenticateDevice } from '../devices/authenticate';
 import { Device } from '../devices/device';
 import { DeviceStore } from '../devices/port';
 import { Presence } from '../devices/presence';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 
 /** `Device <ClientID>:<token>` (spec 5) or `Basic base64(<ClientID>:<token>)` (netpie reference §5.1). */
 export function parseDeviceCredentials(header: string): { deviceid: string; token: string } | undefined {

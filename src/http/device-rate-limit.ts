@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
 import { callerOf } from './device-auth';

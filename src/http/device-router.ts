@@ -2,19 +2,22 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DeviceStore } from '../devices/port';
 import { Presence } from '../devices/presence';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { MESSAGE_LIMITS } from '../messaging/limits';
+import { publishOptionsOf } from '../messaging/publish-options';
 import { MessagingService } from '../messaging/service';
 import { ServiceMetrics } from '../metrics/service-metrics';
+import { createApiCallMeter } from '../quotas/api-call-meter';
 import { QuotaGate } from '../quotas/port';
 import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
-import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
-import { Shadow } from '../shadows/shadow';
+import { SHADOW_LIMITS } from '../shadows/limits';
+import { shadowReply, shadowWriteReply } from '../shadows/replies';
 import { apiCallQuota } from './api-call-quota';
-import { BODY_LIMITS, readJson, readMessage } from './body';
+import { readJson, readMessage } from './body';
 import { callerOf, deviceAuth } from './device-auth';
 import { deviceRateLimit } from './device-rate-limit';
+import { messagePropertiesOfRequest } from './message-headers';
 import { singleQuery } from './query';
 
 export interface DeviceRouterDeps {
@@ -41,22 +44,16 @@ function topicOf(ctx: Context): string {
   return topic;
 }
 
-const shadowBody = (s: Shadow) => ({
-  status: 200,
-  deviceid: s.deviceid,
-  data: s.data,
-  rev: s.rev,
-  modified: s.modified,
-  timestamp: s.timestamp,
-});
-
 /** The Device API (spec 4.1-4.6), mounted at /v2/device and /device. */
 export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   const { devices, presence, messaging, shadowService } = deps;
   const router = new Router({ prefix });
-  router.use(deviceAuth(devices, presence));
-  router.use(deviceRateLimit(deps.rateLimiter, deps.metrics));
-  if (deps.quotas) router.use(apiCallQuota(deps.quotas, Date.now));
+  // Authentication, then the rate limit, then the API-call quota, as one middleware: every matched layer costs the
+  // router a regex capture and a step of its chain on each call (issue 12).
+  const auth = deviceAuth(devices, presence);
+  const rateLimit = deviceRateLimit(deps.rateLimiter, deps.metrics);
+  const quota = deps.quotas && apiCallQuota(createApiCallMeter(deps.quotas, Date.now));
+  router.use((ctx, next) => auth(ctx, () => rateLimit(ctx, quota ? () => quota(ctx, next) : next)));
 
   router.get('/status', (ctx) => {
     const d = callerOf(ctx);
@@ -75,9 +72,11 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
 
   const publish = (kind: 'message' | 'private') => async (ctx: Context) => {
     const topic = topicOf(ctx);
+    const options = publishOptionsOf(singleQuery(ctx, 'qos'), singleQuery(ctx, 'retain'));
     const payload = await readMessage(ctx, MESSAGE_LIMITS.maxPayloadBytes);
-    if (kind === 'message') await messaging.publishMessage(callerOf(ctx), topic, payload);
-    else await messaging.publishPrivate(callerOf(ctx), topic, payload);
+    const properties = messagePropertiesOfRequest(ctx, payload);
+    if (kind === 'message') await messaging.publishMessage(callerOf(ctx), topic, payload, { ...options, properties });
+    else await messaging.publishPrivate(callerOf(ctx), topic, payload, { ...options, properties });
     ctx.body = { status: 200, message: `published to ${kind === 'message' ? '@msg' : '@private'}/${topic}` };
   };
   for (const kind of ['message', 'private'] as const) {
@@ -86,19 +85,19 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   }
 
   router.get('/shadow/data', async (ctx) => {
-    ctx.body = shadowBody(await shadowService.readShadow(callerOf(ctx), singleQuery(ctx, 'alias')));
+    ctx.body = { status: 200, ...shadowReply(await shadowService.readShadow(callerOf(ctx), singleQuery(ctx, 'alias'))) };
   });
 
   const writeShadow = (merged: boolean) => async (ctx: Context) => {
-    const body = await readJson(ctx, BODY_LIMITS.shadowWrite);
+    const body = await readJson(ctx, SHADOW_LIMITS.maxWriteBodyBytes);
     const result = await shadowService.writeShadow(callerOf(ctx), singleQuery(ctx, 'alias'), body, merged);
-    ctx.body = { ...shadowBody(result.shadow), applied: result.applied, ...warningMembers(result.warnings) };
+    ctx.body = { status: 200, ...shadowWriteReply(result) };
   };
   router.put('/shadow/data', writeShadow(true));
   router.post('/shadow/data', writeShadow(false));
 
   const writeBatch = (merged: boolean) => async (ctx: Context) => {
-    const body = await readJson(ctx, BODY_LIMITS.batch);
+    const body = await readJson(ctx, SHADOW_LIMITS.maxBatchBodyBytes);
     ctx.body = await shadowService.writeBatch(callerOf(ctx), singleQuery(ctx, 'alias'), body, merged);
   };
   router.put('/shadow/batch', writeBatch(true));

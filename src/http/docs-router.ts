@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import { createReadStream, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { AppError } from '../errors';
-import { openApiDocument } from '../openapi/document';
+import { AppError } from '../core/errors';
+import { openApiDocument } from './openapi/document';
 import { TRIAL_INIT_SCRIPT, TRIAL_PAGE } from './trial-page';
 
 /**

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { secretsEqual } from '../devices/credentials';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { ReadinessCheck } from '../health/port';
 import { checkReadiness } from '../health/readiness';
 import { ServiceMetrics } from '../metrics/service-metrics';

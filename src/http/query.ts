@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 
 /** One query parameter, given at most once; `?alias=a&alias=b` is a 400, not a guess. */
 export function singleQuery(ctx: Context, name: string): string | undefined {

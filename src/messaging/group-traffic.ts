@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { MESSAGE_LIMITS } from './limits';
 import { MessageBus, MessageWatch } from './port';
 import { groupTopic, MSG, restTopic, Scope } from './topics';

@@ -1,6 +1,18 @@
+import { MessageProperties } from './properties';
+
+/**
+ * How a message is published: its QoS (0 when absent), whether it is kept as the topic's retained message, and its
+ * MQTT 5 properties (properties.ts), which reach MQTT 5 subscribers; others get topic and payload only.
+ */
+export interface PublishOptions {
+  qos?: 0 | 1 | 2;
+  retain?: boolean;
+  properties?: MessageProperties;
+}
+
 /** Carries messages to device connections, wherever they are. Topics are internal (see topics.ts). */
 export interface MessageBus {
-  publish(internalTopic: string, payload: Buffer): Promise<void>;
+  publish(internalTopic: string, payload: Buffer, options?: PublishOptions): Promise<void>;
 }
 
 /** Watches messages on internal topics as they pass (the web console's live view); the bus is what carries them. */
@@ -23,6 +35,10 @@ export interface RelayedMessage {
   /** The QoS it reaches devices with, as its publisher asked. */
   qos: 0 | 1 | 2;
   retain: boolean;
+  /** Its MQTT 5 properties (properties.ts), when it has any. */
+  properties?: MessageProperties;
+  /** Its identity where it was accepted (broker id and counter): the key of its entries in shared session queues. */
+  id?: { broker: string; counter: number };
 }
 
 /** Carries what devices publish on this node to the other nodes of a cluster (the MQTT backbone, issue 4 §2). */

@@ -1,18 +1,23 @@
 import { Device } from '../devices/device';
 import { groupTopic, PRIVATE, privateTopic, restTopic } from './topics';
-import { MessageBus } from './port';
+import { MessageBus, PublishOptions } from './port';
+import { DEFAULT_PUBLISH } from './publish-options';
 
-/** Message use cases over REST (spec 4.2, 4.3). */
+/** Message use cases over REST and CoAP (spec 4.2, 4.3); MQTT 5 subscribers also get the message's properties. */
 export function createMessagingService({ bus }: { bus: MessageBus }) {
   return {
-    /** Delivered on `@msg/{topic}` to subscribers of the caller's group only. */
-    async publishMessage(caller: Device, topic: string, payload: Buffer): Promise<void> {
-      await bus.publish(groupTopic(caller, restTopic(topic)), payload);
+    /**
+     * Delivered on `@msg/{topic}` to subscribers of the caller's group only. Resolves once the message is accepted as
+     * `options` ask (QoS 1: queued for the group's offline persistent sessions and on every node); MQTT 5 subscribers
+     * also get `options.properties`.
+     */
+    async publishMessage(caller: Device, topic: string, payload: Buffer, options: PublishOptions = DEFAULT_PUBLISH): Promise<void> {
+      await bus.publish(groupTopic(caller, restTopic(topic)), payload, options);
     },
 
     /** Delivered on `@private/{topic}` to the device whose credentials were used, and to no one else (spec 4.3). */
-    async publishPrivate(recipient: Device, topic: string, payload: Buffer): Promise<void> {
-      await bus.publish(privateTopic(recipient.deviceid, restTopic(topic, PRIVATE)), payload);
+    async publishPrivate(recipient: Device, topic: string, payload: Buffer, options: PublishOptions = DEFAULT_PUBLISH): Promise<void> {
+      await bus.publish(privateTopic(recipient.deviceid, restTopic(topic, PRIVATE)), payload, options);
     },
   };
 }

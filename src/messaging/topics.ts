@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { MESSAGE_LIMITS } from './limits';
 
 /**
@@ -62,11 +62,20 @@ export function restTopic(topic: string, family: Family = MSG): string {
   return topic;
 }
 
+const MSG_PREFIX = `${MSG}/`;
+const PRIVATE_PREFIX = `${PRIVATE}/`;
+
 /** Splits `@msg/a/b` into its family and the rest, or undefined for any other topic. */
 export function deviceTopic(topic: string): { family: Family; rest: string } | undefined {
-  for (const family of [MSG, PRIVATE] as const) {
-    if (topic.startsWith(`${family}/`)) return { family, rest: topic.slice(family.length + 1) };
-  }
+  if (topic.startsWith(MSG_PREFIX)) return { family: MSG, rest: topic.slice(MSG_PREFIX.length) };
+  if (topic.startsWith(PRIVATE_PREFIX)) return { family: PRIVATE, rest: topic.slice(PRIVATE_PREFIX.length) };
+  return undefined;
+}
+
+/** `@msg/...` (true), `@private/...` (false), without splitting the topic; undefined for any other topic. */
+export function isGroupMessage(topic: string): boolean | undefined {
+  if (topic.startsWith(MSG_PREFIX)) return true;
+  if (topic.startsWith(PRIVATE_PREFIX)) return false;
   return undefined;
 }
 
@@ -90,17 +99,50 @@ export function internalFilter(scope: Scope, filter: string): string | undefined
   return internalTopic(scope, parsed.family, parsed.rest);
 }
 
-/** True for a topic as devices write it, i.e. not one of the broker's internal topics. */
-export const isDeviceFacing = (topic: string) => topic === SHADOW_UPDATED || deviceTopic(topic) !== undefined;
+/**
+ * The prefix of the topics that share a retained-message limit with `internal`: its group's (`$openpie/g/p/g/`) or
+ * its device's (`$openpie/d/id/`). Another topic is a scope of its own.
+ */
+export function retainedScopeOf(internal: string): string {
+  const levels = internal.split('/');
+  const depth = internal.startsWith(GROUP_PREFIX) ? 4 : internal.startsWith(DEVICE_PREFIX) ? 3 : 0;
+  return depth > 0 && levels.length > depth ? `${levels.slice(0, depth).join('/')}/` : internal;
+}
+
+/** True for a topic as devices write it, i.e. not one of the broker's internal topics (which all start with `$`). */
+export const isDeviceFacing = (topic: string) =>
+  topic.charCodeAt(0) !== 0x24 && (topic === SHADOW_UPDATED || isGroupMessage(topic) !== undefined);
+
+/** A scope's internal prefixes, made once per scope object: the broker asks for them on every delivery (issue 12). */
+const prefixesOf = new WeakMap<Scope, { group: string; device: string }>();
+
+export function scopePrefixes(scope: Scope): { group: string; device: string } {
+  let prefixes = prefixesOf.get(scope);
+  if (!prefixes) {
+    prefixes = { group: `${GROUP_PREFIX}${scope.projectid}/${scope.groupid}/`, device: `${DEVICE_PREFIX}${scope.deviceid}/` };
+    prefixesOf.set(scope, prefixes);
+  }
+  return prefixes;
+}
 
 /**
  * The topic a device should see for an internal topic, or undefined when the message is not for this device (a
  * second check beside the rewritten subscriptions, so a bug there cannot leak another group's traffic).
  */
 export function externalTopic(scope: Scope, internal: string): string | undefined {
-  const groupPrefix = `${GROUP_PREFIX}${scope.projectid}/${scope.groupid}/`;
-  if (internal.startsWith(groupPrefix)) return internal.slice(groupPrefix.length);
-  const devicePrefix = `${DEVICE_PREFIX}${scope.deviceid}/`;
-  if (internal.startsWith(devicePrefix)) return internal.slice(devicePrefix.length);
+  const { group, device } = scopePrefixes(scope);
+  if (internal.startsWith(group)) return internal.slice(group.length);
+  if (internal.startsWith(device)) return internal.slice(device.length);
   return undefined;
+}
+
+/** True when `topic` matches `filter` by MQTT's wildcard rules; `a/#` matches `a` too [MQTT-4.7.1-2]. */
+export function filterMatches(filter: string, topic: string): boolean {
+  const filterLevels = filter.split('/');
+  const topicLevels = topic.split('/');
+  for (let i = 0; i < filterLevels.length; i++) {
+    if (filterLevels[i] === '#') return true;
+    if (i >= topicLevels.length || (filterLevels[i] !== '+' && filterLevels[i] !== topicLevels[i])) return false;
+  }
+  return filterLevels.length === topicLevels.length;
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { InvalidPointError } from '../timeseries/validate-points';
 import { ServiceMetrics } from './service-metrics';
 
@@ -15,15 +15,19 @@ const isBackendError = (err: unknown) =>
 
 /**
  * The port with every method wrapped so that a backend failure, thrown or rejected, counts in
- * `openpie_backend_errors_total{backend}`. The error still reaches the caller unchanged.
+ * `openpie_backend_errors_total{backend}`, and is told to `onFailure` when given. The error still reaches the caller
+ * unchanged.
  */
 export function countBackendErrors<T extends object>(
   backend: string,
   port: T,
   metrics: Pick<ServiceMetrics, 'backendErrors'>,
+  onFailure?: () => void,
 ): T {
   const count = (err: unknown) => {
-    if (isBackendError(err)) metrics.backendErrors.inc({ backend });
+    if (!isBackendError(err)) return;
+    metrics.backendErrors.inc({ backend });
+    onFailure?.();
   };
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(port, {

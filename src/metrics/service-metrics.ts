@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { registerRequestMetrics } from './request-metrics';
 
 /** Latency buckets in seconds: 1 ms to 10 s, the span between a cached read and a long KairosDB-format query. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -13,34 +14,59 @@ export type Transport = 'http' | 'mqtt';
 export function createServiceMetrics() {
   const registry = new Registry();
   const registers = [registry];
+  /** Where the queue gauge reads its figure at each scrape (the session store, once the broker has one). */
+  let queuedMessages: (() => Promise<number>) | undefined;
   // process_* and nodejs_* (CPU, memory, event loop lag, GC). prom-client never stops these collectors; that costs
   // one GC observer per instance, which matters only to test runs with many stacks.
   collectDefaultMetrics({ register: registry });
 
+  /**
+   * MQTT messages as the broker counts them (broker-metrics.ts), one plain addition per message; the counters take
+   * them when scraped. prom-client's inc() costs a label hash per call, and a fan-out counts every delivery.
+   */
+  const mqttTraffic = { in: 0, out: 0 };
   const metrics = {
     registry,
-    httpRequests: new Counter({
-      name: 'openpie_http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
-      labelNames: ['method', 'route', 'status'] as const,
-      registers,
-    }),
-    httpDuration: new Histogram({
-      name: 'openpie_http_request_duration_seconds',
-      help: 'HTTP request latency in seconds, by method, route template and status',
-      labelNames: ['method', 'route', 'status'] as const,
-      buckets: LATENCY_BUCKETS,
-      registers,
+    mqttTraffic,
+    // Counted on every request: plain arithmetic per request, the text made at scrape time (request-metrics.ts).
+    http: registerRequestMetrics(registry, {
+      counter: { name: 'openpie_http_requests_total', help: 'HTTP requests answered, by method, route template and status' },
+      histogram: {
+        name: 'openpie_http_request_duration_seconds',
+        help: 'HTTP request latency in seconds, by method, route template and status',
+        buckets: LATENCY_BUCKETS,
+      },
     }),
     mqttConnections: new Gauge({ name: 'openpie_mqtt_connections', help: 'MQTT connections now open (authenticated)', registers }),
     mqttMessagesIn: new Counter({
       name: 'openpie_mqtt_messages_in_total',
       help: 'PUBLISH packets accepted from MQTT clients',
       registers,
+      collect() {
+        this.inc(mqttTraffic.in);
+        mqttTraffic.in = 0;
+      },
     }),
     mqttMessagesOut: new Counter({
       name: 'openpie_mqtt_messages_out_total',
       help: 'PUBLISH packets forwarded to MQTT clients',
+      registers,
+      collect() {
+        this.inc(mqttTraffic.out);
+        mqttTraffic.out = 0;
+      },
+    }),
+    mqttQueuedMessages: new Gauge({
+      name: 'openpie_mqtt_queued_messages',
+      help: 'Messages waiting in persistent sessions\' queues (sent or not, not yet acknowledged); with a shared session store, the whole cluster\'s',
+      registers,
+      async collect() {
+        if (queuedMessages) this.set(await queuedMessages().catch(() => Number.NaN));
+      },
+    }),
+    mqttQueueDropped: new Counter({
+      name: 'openpie_mqtt_queue_dropped_total',
+      help: 'Queued messages dropped because a persistent session\'s queue was full (SESSION_QUEUE_LIMIT), counted by the node that queued',
       registers,
     }),
     shadowWrites: new Counter({
@@ -86,6 +112,10 @@ export function createServiceMetrics() {
     /** For the quota checks (issue 5): one call per refused request. */
     countQuotaRefusal(quota: string): void {
       metrics.quotaRefusals.inc({ quota });
+    },
+    /** The source of openpie_mqtt_queued_messages, read at each scrape. */
+    observeQueuedMessages(source: () => Promise<number>): void {
+      queuedMessages = source;
     },
     countRateLimitRefusal(transport: Transport): void {
       metrics.rateLimitRefusals.inc({ transport });

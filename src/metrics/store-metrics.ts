@@ -1,4 +1,4 @@
-import { ShadowStore } from '../shadows/port';
+import { ShadowCommit, ShadowStore } from '../shadows/port';
 import { PointWriter } from '../timeseries/port';
 import { ServiceMetrics } from './service-metrics';
 
@@ -7,13 +7,22 @@ import { ServiceMetrics } from './service-metrics';
  * A lost compare-and-set stores nothing and is retried by the service, so it is not counted.
  */
 export function observeShadowWrites<T extends ShadowStore>(store: T, metrics: Pick<ServiceMetrics, 'shadowWrites'>): T {
+  const count = (commit: ShadowCommit) => metrics.shadowWrites.inc({ applied: String(commit.shadow !== undefined) });
+  const stage = store.stageShadowWrite?.bind(store);
   return {
     ...store,
     async commitShadowWrite(commit) {
       const committed = await store.commitShadowWrite(commit);
-      if (committed) metrics.shadowWrites.inc({ applied: String(commit.shadow !== undefined) });
+      if (committed) count(commit);
       return committed;
     },
+    ...(stage && {
+      async stageShadowWrite(commit: ShadowCommit) {
+        const staged = await stage(commit);
+        if (staged.committed) staged.durable.then(() => count(commit), () => undefined);
+        return staged;
+      },
+    }),
   };
 }
 

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { closed, stringMatching } from '../codecs';
+import { closed, stringMatching } from '../core/codecs';
 import { QUOTA_NAMES, QuotaName } from './quota';
 
 /** A monthly limit: a whole number, 0 (nothing allowed) up to 2^53 - 1. */

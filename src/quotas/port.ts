@@ -1,5 +1,5 @@
-import { AppError } from '../errors';
-import { Amounts, Limits } from './quota';
+import { AppError } from '../core/errors';
+import { Amounts, Limits, QuotaName } from './quota';
 
 /** Usage to add to a project's counters of one month, e.g. together with a shadow write (ShadowCommit.charge). */
 export interface UsageCharge {
@@ -19,6 +19,41 @@ export interface QuotaStore {
   readUsage(projectid: string, month: string): Promise<Amounts>;
   /** Adds to counters, all or nothing. */
   addUsage(charges: readonly UsageCharge[]): Promise<void>;
+}
+
+/** The limits alone: what a cluster's nodes share beside the ledger (QuotaLedger). */
+export type QuotaLimitStore = Pick<QuotaStore, 'getLimits' | 'setLimits'>;
+
+/** One node's row of the ledger for one quota of a project in one month. */
+export interface LedgerEntry {
+  quota: QuotaName;
+  node: string;
+  /** What the node charged, as it last saved it. */
+  used: number;
+  /** What the node was granted: it may charge up to this much without asking again. */
+  granted: number;
+}
+
+/** The ledger of a project's month as read: every node's rows, and the version its grants are compared on. */
+export interface LedgerSnapshot {
+  /** 0 before the first grant. */
+  version: number;
+  entries: LedgerEntry[];
+}
+
+/**
+ * The quota counters of a cluster (STORE=cassandra), shared by its nodes: each node counts its own charges and
+ * takes blocks of a limit before it spends them (src/quotas/cluster-quota-service.ts).
+ */
+export interface QuotaLedger {
+  read(projectid: string, month: string): Promise<LedgerSnapshot>;
+  /** Stores what `node` charged so far: absolute values, so a repeated save changes nothing. Leaves `granted` alone. */
+  saveUsed(node: string, counts: readonly { projectid: string; month: string; quota: QuotaName; used: number }[]): Promise<void>;
+  /**
+   * Sets `node`'s grant of one quota, if no grant of the project's month changed since `version` was read (the
+   * version then goes up by one). False when one did: read again.
+   */
+  setGranted(projectid: string, month: string, quota: QuotaName, node: string, granted: number, version: number): Promise<boolean>;
 }
 
 /** A hold on quota amounts, taken before a write and committed with it (see QuotaGate.reserve). */
@@ -43,4 +78,23 @@ export interface QuotaGate {
   spendNow(projectid: string, amounts: Amounts, at: number): AppError | undefined;
   /** Charges without a check, for what cannot be refused any more (a message delivered, a reply sent). */
   record(projectid: string, amounts: Amounts, at: number): void;
+}
+
+/** The counters and limits of a project, as the admin API shows them. */
+export interface QuotaReport {
+  projectid: string;
+  month: string;
+  resetsAt: string;
+  quotas: Record<QuotaName, { used: number; limit: number | null }>;
+}
+
+/** The quotas as the service uses them: the gate, the admin's report and limits, and shutdown. */
+export interface QuotaService extends QuotaGate {
+  report(projectid: string, month?: string): Promise<QuotaReport>;
+  /** Replaces the limits of a project; a quota left out is unlimited. */
+  setLimits(projectid: string, limits: Limits): Promise<void>;
+  /** Saves every unsaved charge now. */
+  flush(): Promise<void>;
+  /** Saves what is unsaved and gives back what was held; idempotent. */
+  close(): Promise<void>;
 }

@@ -25,9 +25,16 @@ export const QUOTA_LABEL: Readonly<Record<QuotaName, string>> = {
   apiCalls: 'API calls',
 };
 
+/** The month last asked for and its bounds: every metered call asks, and nearly always for the same month. */
+let lastMonth = { start: 0, end: 0, month: '' };
+
 /** `2025-01` for any time in January 2025, UTC. */
 export function monthOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
+  if (ms >= lastMonth.start && ms < lastMonth.end) return lastMonth.month;
+  const month = new Date(ms).toISOString().slice(0, 7);
+  const date = new Date(ms);
+  lastMonth = { start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), end: monthEnd(month), month };
+  return month;
 }
 
 /** The first millisecond of the month after `month` (when its quotas refill). */

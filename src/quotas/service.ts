@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import { AppError } from '../errors';
-import { QuotaGate, QuotaStore, UsageCharge } from './port';
-import { Amounts, Limits, monthEnd, monthOf, QUOTA_LABEL, QUOTA_NAMES, QuotaName } from './quota';
+import { AppError } from '../core/errors';
+import { QuotaGate, QuotaReport, QuotaService, QuotaStore, UsageCharge } from './port';
+import { Amounts, Limits, monthEnd, monthOf, QUOTA_NAMES, QuotaName } from './quota';
+import { quotaExceeded } from './refusal';
 
 export interface QuotaDeps {
   store: QuotaStore;
@@ -16,24 +17,24 @@ export interface QuotaDeps {
 /** Counters of one project and month, by quota. */
 type Counters = Record<QuotaName, number>;
 
-/** The counters and limits of a project, as the admin API shows them. */
-export interface QuotaReport {
-  projectid: string;
-  month: string;
-  resetsAt: string;
-  quotas: Record<QuotaName, { used: number; limit: number | null }>;
+const zero = (): Record<QuotaName, number> => ({ shadowOps: 0, expressionRuns: 0, triggerRuns: 0, messages: 0, apiCalls: 0 });
+/** The charged quotas of `amounts` (a plain loop: it runs several times for every metered call). */
+function entries(amounts: Amounts): (readonly [QuotaName, number])[] {
+  const found: (readonly [QuotaName, number])[] = [];
+  for (const q of QUOTA_NAMES) {
+    const amount = amounts[q];
+    if (amount) found.push([q, amount]);
+  }
+  return found;
 }
 
-const zero = (): Record<QuotaName, number> => ({ shadowOps: 0, expressionRuns: 0, triggerRuns: 0, messages: 0, apiCalls: 0 });
-const entries = (amounts: Amounts) => QUOTA_NAMES.flatMap((q) => (amounts[q] ? [[q, amounts[q]] as const] : []));
-
 /**
- * The quotas of every project (README "Quotas"). Checks are made against counters held in memory, which start
+ * The quotas of every project (docs/automation.md "Quotas"). Checks are made against counters held in memory, which start
  * from the store and take every charge at once, so two concurrent writes can never both pass a nearly spent
  * quota. Shadow writes store their charge in their own transaction (`reserve`, then ShadowCommit.charge); other
  * charges are saved every `flushMs` and on close. One process owns the counters (the embedded broker is one too).
  */
-export function createQuotaService({ store, now, logger, onRefused, flushMs = 1000 }: QuotaDeps) {
+export function createQuotaService({ store, now, logger, onRefused, flushMs = 1000 }: QuotaDeps): QuotaService {
   /** Everything charged, by project and month: what the store holds plus what is held or not yet saved. */
   const totals = new Map<string, Counters>();
   const loading = new Map<string, Promise<Counters>>();
@@ -98,12 +99,7 @@ export function createQuotaService({ store, now, logger, onRefused, flushMs = 10
 
   function exceeded(projectid: string, quota: QuotaName, limit: number, used: number, month: string, at: number): AppError {
     onRefused?.(quota);
-    const resetsAt = new Date(monthEnd(month)).toISOString();
-    return new AppError(
-      'QUOTA_EXCEEDED',
-      `project ${projectid} has used its monthly quota of ${limit} ${QUOTA_LABEL[quota]} (${quota}); it refills at ${resetsAt}`,
-      { quota, limit, used, resetsAt, retryAfter: Math.max(1, Math.ceil((monthEnd(month) - at) / 1000)) },
-    );
+    return quotaExceeded(projectid, quota, limit, used, month, at);
   }
 
   function add(counters: Counters, amounts: Amounts, sign = 1): void {
@@ -215,4 +211,4 @@ export function createQuotaService({ store, now, logger, onRefused, flushMs = 10
   };
 }
 
-export type QuotaService = ReturnType<typeof createQuotaService>;
+export type { QuotaReport, QuotaService };

@@ -1,8 +1,9 @@
 import { compileExpression, Compiled } from '../expressions/compile';
 import { ExpressionError } from '../expressions/errors';
 import { roundTo } from '../expressions/values';
-import { Json, JsonObject, setMember } from '../json';
-import { FieldSchema, FieldType, ShadowSchema } from './codecs';
+import { Json, JsonObject, setMember } from '../core/json';
+import { FieldSchema, ShadowSchema } from './codecs';
+import { FieldType } from './field-type';
 import { coerceTo, describe } from './coerce';
 import { FieldWarning } from './warnings';
 

@@ -1,11 +1,12 @@
 import * as t from 'io-ts';
-import { closed, intBetween, stringMatching } from '../codecs';
+import { closed, intBetween, stringMatching } from '../core/codecs';
 import { expressionProblem } from '../expressions/compile';
-import { Json, setMember } from '../json';
+import { Json, setMember } from '../core/json';
 import { ShadowData } from '../shadows/codecs';
 import { coerceTo } from './coerce';
+import { FieldType } from './field-type';
 
-/** Schema limits, named in the README ("Limits"). */
+/** Schema limits, named in the docs/limits-and-errors.md ("Limits"). */
 export const SCHEMA_LIMITS = {
   /** Properties of one schema. */
   maxFields: 256,
@@ -15,9 +16,6 @@ export const SCHEMA_LIMITS = {
 
 /** Property names: `[A-Za-z0-9_]`, the names NETPIE can store (netpie reference §7.1, §9). */
 export const FieldName = stringMatching('field name', /^[A-Za-z0-9_]{1,128}$/, 'expected 1-128 characters of A-Z a-z 0-9 _');
-
-export const FieldType = t.keyof({ number: null, string: null, boolean: null, array: null, object: null });
-export type FieldType = t.TypeOf<typeof FieldType>;
 
 /** A transform sees the incoming write as `$` and the stored shadow as `$$` (netpie reference §7.2), nothing else. */
 export const TRANSFORM_VARIABLES: ReadonlySet<string> = new Set(['$', '$$']);
@@ -70,16 +68,31 @@ const FieldSchemaShape = closed(
   },
 );
 
-export const FieldSchema = withProblem(FieldSchemaShape, 'field schema', (f) => {
+const FieldSchemaRules = withProblem(FieldSchemaShape, 'field schema', (f) => {
   if ((f.minimum !== undefined || f.maximum !== undefined) && f.type !== 'number') return 'minimum and maximum need "type": "number"';
   if (f.minimum !== undefined && f.maximum !== undefined && f.minimum > f.maximum) return 'minimum is greater than maximum';
   if (f.autofill && f.operation?.transform === undefined) return 'autofill needs operation.transform.expression to compute the field';
-  if (f.default !== undefined && f.default !== null && f.type !== undefined) {
-    const r = coerceTo(f.type, f.default);
-    if (!r.ok || r.coerced) return `default must be of type ${f.type}`;
-  }
   return undefined;
 });
+
+/**
+ * A field's schema. A `default` of the wrong type is reported at `….default` with the default's own value, not at
+ * the field with "got an object" (issue 10).
+ */
+export const FieldSchema = new t.Type<t.TypeOf<typeof FieldSchemaShape>, t.TypeOf<typeof FieldSchemaShape>, unknown>(
+  'field schema',
+  FieldSchemaRules.is,
+  (u, c) => {
+    const r = FieldSchemaRules.validate(u, c);
+    if (r._tag === 'Left') return r;
+    const f = r.right;
+    if (f.default === undefined || f.default === null || f.type === undefined) return r;
+    const coerced = coerceTo(f.type, f.default);
+    if (coerced.ok && !coerced.coerced) return r;
+    return t.failure(f.default, t.appendContext(c, 'default', JsonValue, f.default), `must be of type ${f.type}`);
+  },
+  t.identity,
+);
 export type FieldSchema = t.TypeOf<typeof FieldSchema>;
 
 /**

@@ -1,6 +1,6 @@
-import { isJsonObject, Json } from '../json';
+import { isJsonObject, Json } from '../core/json';
 import { typeName } from '../expressions/values';
-import { FieldType } from './codecs';
+import { FieldType } from './field-type';
 
 export type Coercion = { ok: true; value: Json; coerced: boolean } | { ok: false; why: string };
 

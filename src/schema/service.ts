@@ -1,8 +1,8 @@
-import { decodeOrThrow } from '../decode-errors';
+import { decodeOrThrow } from '../core/decode-errors';
 import { Device } from '../devices/device';
 import { DeviceStore } from '../devices/port';
-import { AppError } from '../errors';
-import { JsonObject } from '../json';
+import { AppError } from '../core/errors';
+import { JsonObject } from '../core/json';
 import { applySchema, compileSchema, CompiledSchema, SchemaOutcome } from './apply-schema';
 import { ShadowSchema } from './codecs';
 import { SchemaOwner, SchemaStore } from './port';

@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
-import { closed } from '../codecs';
-import { isJsonObject, JsonObject } from '../json';
+import { closed } from '../core/codecs';
+import { isJsonObject, JsonObject } from '../core/json';
 import { SHADOW_LIMITS } from './limits';
 
 /** Why a JSON value cannot be shadow data, or undefined when it can. */

@@ -1,5 +1,9 @@
-/** Shadow limits, named in the README ("Limits"). */
+/** Shadow limits, named in docs/limits-and-errors.md ("Limits"). */
 export const SHADOW_LIMITS = {
+  /** Bytes of one shadow write's request body, REST or CoAP. Larger -> 413 PAYLOAD_TOO_LARGE (CoAP 4.13). */
+  maxWriteBodyBytes: 256 * 1024,
+  /** Bytes of one batch's request body, REST or CoAP. */
+  maxBatchBodyBytes: 1024 * 1024,
   /** Nesting depth of `data`: `{"a":{"b":1}}` has depth 2. Deeper -> 400 INVALID_BODY. */
   maxDepth: 16,
   /** Characters in one member name. */

@@ -1,4 +1,4 @@
-import { isJsonObject, JsonObject, setMember } from '../json';
+import { isJsonObject, JsonObject, setMember } from '../core/json';
 
 /**
  * Deep merge of a shadow write (netpie reference §6.2): objects merge member by member, arrays and scalars replace,

@@ -6,9 +6,13 @@ export interface ShadowCommit {
   /** The new shadow, stored only if the stored rev is still `expectedRev` (0 = none stored yet). */
   shadow?: Shadow;
   expectedRev: number;
-  /** Points of the write, queued for the time-series store in the same atomic step (see PointOutbox). */
+  /** Points of the write, queued for the time-series store in the same atomic step (see PointOutbox in timeseries/port.ts). */
   points: readonly Point[];
-  /** Quota usage of the write, added to the counters in the same atomic step (issue 5 §5). */
+  /**
+   * Quota usage of the write, added to the counters in the same atomic step (issue 5 §5) by a store that keeps the
+   * counters (SQLite). A store shared by nodes ignores it: the cluster's quota service counts the charge when it is
+   * reserved and takes it back when the write is not committed (src/quotas/cluster-quota-service.ts).
+   */
   charge?: UsageCharge;
 }
 
@@ -22,14 +26,17 @@ export interface ShadowStore {
    * AppError('DEVICE_NOT_FOUND') when the device is gone.
    */
   commitShadowWrite(commit: ShadowCommit): Promise<boolean>;
+  /**
+   * commitShadowWrite in two steps, for a store whose commits become visible before they are on disk: resolves as
+   * soon as the outcome is known, with `durable`, which resolves once the write is on disk (or rejects if it could
+   * not be made so). A write may be acknowledged only after `durable`; the device's next write may be planned on it
+   * at once (shadows/write-queue.ts). Stores without it commit durably in commitShadowWrite.
+   */
+  stageShadowWrite?(commit: ShadowCommit): Promise<StagedWrite>;
 }
 
-/**
- * Points accepted with shadow writes and not yet in the time-series store, oldest first. Durable: what a commit
- * queued survives a restart and an unreachable time-series backend.
- */
-export interface PointOutbox {
-  /** Up to about `max` of the oldest queued points, and a mark to remove them with once stored. */
-  peek(max: number): Promise<{ points: Point[]; upTo: number }>;
-  remove(upTo: number): Promise<void>;
+export interface StagedWrite {
+  /** False, nothing stored, when another writer got there first (as commitShadowWrite's false). */
+  committed: boolean;
+  durable: Promise<void>;
 }

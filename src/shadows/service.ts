@@ -1,10 +1,10 @@
-import { decodeOrThrow } from '../decode-errors';
+import { decodeOrThrow } from '../core/decode-errors';
 import { Device } from '../devices/device';
 import { DeviceStore } from '../devices/port';
-import { AppError } from '../errors';
-import { JsonObject } from '../json';
-import { QuotaGate, Reservation } from '../quotas/port';
-import { Amounts, blocksOf, SHADOW_BLOCK } from '../quotas/quota';
+import { AppError } from '../core/errors';
+import { JsonObject } from '../core/json';
+import { QuotaGate } from '../quotas/port';
+import { blocksOf, SHADOW_BLOCK } from '../quotas/quota';
 import { CompiledSchema } from '../schema/apply-schema';
 import { applyOptionalSchema } from '../schema/service';
 import { FieldWarning, warningMembers } from '../schema/warnings';
@@ -15,9 +15,9 @@ import { ShadowStore } from './port';
 import { PointRelay } from '../timeseries/outbox-relay';
 import { Point } from '../timeseries/point';
 import { pointsOfWrite } from '../timeseries/shadow-points';
-import { assertValidPoints } from '../timeseries/validate-points';
 import { emptyShadow, Shadow } from './shadow';
 import { resolveWriteTime } from './write-time';
+import { createShadowWriteQueue, Plan } from './write-queue';
 
 /** An applied write, as triggers see it (netpie reference §8.1: `$PREV`, `$NEW`, `$CUR`). For a batch: its newest item. */
 export interface ShadowUpdate {
@@ -72,17 +72,6 @@ export interface BatchResult {
   };
 }
 
-/** What one attempt at a write would do, computed from the shadow as it is (see `update`). */
-interface Plan {
-  next: Shadow | undefined;
-  points: Point[];
-  /** Quota charge of the write (netpie reference §9, spec section 8). */
-  amounts: Amounts;
-}
-
-/** Concurrent writers to one shadow retry on a lost compare-and-set; this many losses in a row is a server fault. */
-const MAX_CAS_ATTEMPTS = 50;
-
 /** Shadow use cases (spec 4.4-4.6), the same for every transport. */
 export function createShadowService({ devices, shadows, relay, now, schemaFor, quotas, onUpdated }: ShadowDeps) {
   /** The caller itself, or the device of the caller's group named by `alias` (spec 4.4). */
@@ -99,40 +88,29 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
     return (await shadows.readShadow(deviceid)) ?? emptyShadow(deviceid);
   }
 
+  const queue = createShadowWriteQueue({ shadows, quotas, pointsQueued: relay.flushSoon });
+
   /**
-   * Reads, plans and stores with compare-and-set, retrying when another writer won the race. The write's points
-   * are recorded whether or not the shadow changes (back-dated writes still feed the time series, issue 3 §1), and
-   * its quota charge is stored, in the same atomic step; the points are handed on to the time-series store right
-   * after. A plan is made again on each try, since the schema's `$$` is the shadow as it is then.
+   * Plans the write on the shadow as it is and stores it with compare-and-set, together with the writes of the same
+   * device that wait with it (shadows/write-queue.ts). The write's points are recorded whether or not the shadow
+   * changes (back-dated writes still feed the time series, issue 3 §1), and its quota charge is stored, in the same
+   * atomic step. The reply does not wait for the time-series store: the points are durable in the outbox already,
+   * and the data-store API drains the outbox before it answers a query, so a query still sees every acknowledged
+   * write. A plan is made again on each try, since the schema's `$$` is the shadow as it is then.
    */
-  async function update<P extends Plan>(target: Device, at: number, plan: (current: Shadow) => P): Promise<{ current: Shadow; done: P }> {
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const current = await read(target.deviceid);
+  function update<P extends Plan>(target: Device, at: number, plan: (current: Shadow) => P): Promise<{ current: Shadow; done: P }> {
+    return queue.submit(target, at, (current) => {
       const done = plan(current);
-      assertValidPoints(done.points);
       if (done.next) checkSize(done.next.data);
-      const held: Reservation | undefined = await quotas?.reserve(target.projectid, done.amounts, at);
-      let committed = false;
-      try {
-        committed = await shadows.commitShadowWrite({ shadow: done.next, expectedRev: current.rev, points: done.points, charge: held?.charge });
-      } finally {
-        if (!committed) held?.release();
-      }
-      if (committed) {
-        // The reply does not wait for the time-series store: the points are durable in the outbox already, and the
-        // data-store API drains the outbox before it answers a query, so a query still sees every acknowledged write.
-        if (done.points.length > 0) void relay.flush();
-        return { current, done };
-      }
-    }
-    throw new Error(`shadow ${target.deviceid}: too many concurrent writers`);
+      return done;
+    });
   }
 
   /** The points of what a write stored, without the schema's `store:false` fields. */
-  function pointsOf(deviceid: string, schema: CompiledSchema | undefined, written: JsonObject, ts: number): Point[] {
-    if (!schema || schema.unstored.size === 0) return pointsOfWrite(deviceid, written, ts);
+  function pointsOf(deviceid: string, schema: CompiledSchema | undefined, written: JsonObject, ts: number, tags?: Map<string, Point['tags']>): Point[] {
+    if (!schema || schema.unstored.size === 0) return pointsOfWrite(deviceid, written, ts, tags);
     const kept = Object.fromEntries(Object.entries(written).filter(([name]) => !schema.unstored.has(name)));
-    return pointsOfWrite(deviceid, kept, ts);
+    return pointsOfWrite(deviceid, kept, ts, tags);
   }
 
   return {
@@ -195,12 +173,13 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
         let expressionRuns = 0;
         let newest: ShadowUpdate | undefined;
         const points: Point[] = [];
+        const tagsByPath = new Map<string, Point['tags']>();
         const warnings: FieldWarning[] = [];
         for (const item of items) {
           const outcome = applyOptionalSchema(schema, item.data, data);
           expressionRuns += outcome.expressionRuns;
           for (const w of outcome.warnings) warnings.push({ index: item.index, ...w });
-          if (envelope.store !== false) points.push(...pointsOf(target.deviceid, schema, outcome.data, item.ts));
+          if (envelope.store !== false) points.push(...pointsOf(target.deviceid, schema, outcome.data, item.ts, tagsByPath));
           if (item.ts < timestamp) continue;
           const previous = data;
           data = applyShadowWrite(data, outcome.data, merged);

@@ -1,4 +1,4 @@
-import { JsonObject } from '../json';
+import { JsonObject } from '../core/json';
 
 /** A device's shadow document with its metadata (netpie reference §6.1). Times are epoch milliseconds. */
 export interface Shadow {

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '../errors';
+import { AppError, ErrorCode } from '../core/errors';
 import { SHADOW_LIMITS } from './limits';
 
 /**

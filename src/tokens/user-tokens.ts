@@ -1,64 +1,152 @@
-import { exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  calculateJwkThumbprint,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import { randomUUID } from 'node:crypto';
+import { ChangeFeed, silentChangeFeed } from '../cluster/port';
+import { SigningKeyStore } from './port';
 
 /** Issuer and algorithm of NETPIE's own user tokens (netpie reference §2: ES256, `iss: cer:usertoken`). */
 const ISSUER = 'cer:usertoken';
 const ALG = 'ES256';
+/** A token naming a key this node does not have makes it read the key again, at most this often. */
+const UNKNOWN_KEY_RELOAD_MS = 1000;
+
+/**
+ * What a user token may do in the data-store API: `read` queries every device of its project; `write` also deletes
+ * their history (POST /datapoints/delete, DELETE /metric/{deviceid}).
+ */
+export type UserTokenScope = 'read' | 'write';
+
+/** The JWT `scope` entry that grants deleting history, beside `project:<projectid>`. */
+const WRITE_SCOPE = 'feed:write';
 
 export interface UserTokenClaims {
   projectid: string;
   expires: number;
+  scope: UserTokenScope;
 }
 
 export interface UserTokens {
-  issue(projectid: string, ttlSeconds: number): Promise<{ token: string; expires: number }>;
-  /** The token's project, or undefined when the token is malformed, forged or expired. */
+  issue(projectid: string, ttlSeconds: number, scope?: UserTokenScope): Promise<{ token: string; expires: number; scope: UserTokenScope }>;
+  /** The token's project and scope, or undefined when the token is malformed, forged, expired or signed with a replaced key. */
   verify(token: string): Promise<UserTokenClaims | undefined>;
+  /** Replaces the signing key: tokens signed with the old one are refused from then on, on every node. */
+  rotateKey(): Promise<{ kid: string }>;
+}
+
+export interface UserTokenDeps {
+  keys: SigningKeyStore;
+  /** Change notices: a rotation on another node makes this one read the key again. */
+  changes?: ChangeFeed;
+  now?: () => number;
+  /** How long the key read is used before it is read again, in ms; unset: until this node rotates it. */
+  maxAgeMs?: number;
+}
+
+interface LoadedKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+}
+
+const freshKey = async (): Promise<JWK> => exportJWK((await generateKeyPair(ALG, { extractable: true })).privateKey);
+
+async function importKey(jwk: JWK): Promise<LoadedKey> {
+  const publicJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };
+  return {
+    // The RFC 7638 thumbprint of the public key: the same on every node, without storing an id beside the key.
+    kid: await calculateJwkThumbprint(publicJwk),
+    privateKey: (await importJWK(jwk, ALG)) as CryptoKey,
+    publicKey: (await importJWK(publicJwk, ALG)) as CryptoKey,
+  };
 }
 
 /**
- * Signed bearer tokens scoped to one project, for the data-store API. The signing key is kept in `keyFile` (mode
- * 0600; USER_TOKEN_KEY_FILE), made on first start, so tokens survive restarts; nodes that share the file accept each
- * other's tokens. Two nodes starting at once on a new shared file: the first to create it wins, the other reads it.
+ * Signed bearer tokens scoped to one project, for the data-store API. The ES256 key is made on first start and kept
+ * in the store (`keys`: USER_TOKEN_KEY_FILE with STORE=sqlite, Cassandra with STORE=cassandra, where the first node
+ * to start creates it for all), so tokens survive restarts and every node accepts every node's tokens. Tokens name
+ * their key (`kid`); a rotation replaces the key everywhere: this node at once, the others on the change notice, on
+ * the first token naming a key they do not have, or within `maxAgeMs`.
  */
-export async function createUserTokens(keyFile: string): Promise<UserTokens> {
-  if (!existsSync(keyFile)) {
-    const { privateKey: fresh } = await generateKeyPair(ALG, { extractable: true });
-    mkdirSync(dirname(keyFile), { recursive: true });
-    try {
-      writeFileSync(keyFile, JSON.stringify(await exportJWK(fresh)), { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+export async function createUserTokens({ keys, changes = silentChangeFeed(), now = Date.now, maxAgeMs = Infinity }: UserTokenDeps): Promise<UserTokens> {
+  let current = await importKey((await keys.read()) ?? (await keys.create(await freshKey())));
+  /** When the key was last read, or tried: a store that cannot answer leaves this node with the key it has. */
+  let checkedAt = now();
+  let reading: Promise<LoadedKey> | undefined;
+  let stale = false;
+
+  /** Reads the key again; concurrent callers share one read. */
+  function reload(): Promise<LoadedKey> {
+    reading ??= (async () => {
+      checkedAt = now();
+      stale = false;
+      try {
+        const jwk = await keys.read();
+        if (jwk) current = await importKey(jwk);
+      } catch {
+        // Kept: tokens go on being checked with the key this node has until the store answers again.
+      } finally {
+        reading = undefined;
+      }
+      return current;
+    })();
+    return reading;
   }
-  const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
-  const privateKey = await importJWK(jwk, ALG);
-  const publicKey = await importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, ALG);
+
+  const keyNow = (): Promise<LoadedKey> => (stale || now() - checkedAt >= maxAgeMs ? reload() : Promise.resolve(current));
+
+  changes.listen((notice) => {
+    if (notice === 'all' || notice.kind === 'signing-key') stale = true;
+  });
 
   return {
-    async issue(projectid, ttlSeconds) {
-      const now = Math.floor(Date.now() / 1000);
-      const token = await new SignJWT({ ctx: { projectid }, scope: [`project:${projectid}`] })
-        .setProtectedHeader({ alg: ALG, typ: 'JWT' })
+    async issue(projectid, ttlSeconds, scope = 'read') {
+      const key = await keyNow();
+      const at = Math.floor(now() / 1000);
+      const scopes = [`project:${projectid}`, ...(scope === 'write' ? [WRITE_SCOPE] : [])];
+      const token = await new SignJWT({ ctx: { projectid }, scope: scopes })
+        .setProtectedHeader({ alg: ALG, typ: 'JWT', kid: key.kid })
         .setIssuer(ISSUER)
-        .setIssuedAt(now)
-        .setNotBefore(now)
-        .setExpirationTime(now + ttlSeconds)
+        .setIssuedAt(at)
+        .setNotBefore(at)
+        .setExpirationTime(at + ttlSeconds)
         .setJti(randomUUID())
-        .sign(privateKey);
-      return { token, expires: (now + ttlSeconds) * 1000 };
+        .sign(key.privateKey);
+      return { token, expires: (at + ttlSeconds) * 1000, scope };
     },
+
     async verify(token) {
       try {
-        const { payload } = await jwtVerify(token, publicKey, { issuer: ISSUER, algorithms: [ALG] });
+        let key = await keyNow();
+        // Tokens issued before keys had ids carry none: they are checked against the key there is.
+        const { kid } = decodeProtectedHeader(token);
+        if (kid !== undefined && kid !== key.kid && now() - checkedAt >= UNKNOWN_KEY_RELOAD_MS) key = await reload();
+        if (kid !== undefined && kid !== key.kid) return undefined;
+        const { payload } = await jwtVerify(token, key.publicKey, { issuer: ISSUER, algorithms: [ALG] });
         const projectid = (payload.ctx as { projectid?: unknown } | undefined)?.projectid;
         if (typeof projectid !== 'string' || typeof payload.exp !== 'number') return undefined;
-        return { projectid, expires: payload.exp * 1000 };
+        const write = Array.isArray(payload.scope) && payload.scope.includes(WRITE_SCOPE);
+        return { projectid, expires: payload.exp * 1000, scope: write ? 'write' : 'read' };
       } catch {
         return undefined;
       }
+    },
+
+    async rotateKey() {
+      const jwk = await freshKey();
+      await keys.replace(jwk);
+      current = await importKey(jwk);
+      checkedAt = now();
+      changes.announce({ kind: 'signing-key', key: 'user-tokens' });
+      return { kid: current.kid };
     },
   };
 }

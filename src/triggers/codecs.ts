@@ -1,12 +1,12 @@
 import * as t from 'io-ts';
-import { closed, stringMatching } from '../codecs';
+import { closed, stringMatching } from '../core/codecs';
 import { expressionProblem } from '../expressions/compile';
 import { parseTemplate, templateProblem } from '../expressions/template';
-import { isJsonObject, JsonObject, setMember } from '../json';
+import { isJsonObject, JsonObject, setMember } from '../core/json';
 import { deviceTopic, topicProblem } from '../messaging/topics';
 import { JsonValue, withProblem } from '../schema/codecs';
 
-/** Trigger and hook limits, named in the README ("Limits"). */
+/** Trigger and hook limits, named in the docs/limits-and-errors.md ("Limits"). */
 export const TRIGGER_LIMITS = {
   /** Triggers of one device. */
   maxTriggers: 32,
@@ -187,8 +187,11 @@ const MessageTopic = withProblem(t.string, 'topic', (s) => {
   return topicProblem(parsed.rest, false, parsed.family);
 });
 
-/** Publishes a message (issue 5 §4): `payload` is a template. */
-export const MessageConfig = closed({ topic: MessageTopic }, { payload: HookTemplate });
+/**
+ * Publishes a message (issue 5 §4): `payload` is a template; `qos` (0 or 1, default 1) and `retain` (default false)
+ * as a REST publish's query parameters (messaging/publish-options.ts).
+ */
+export const MessageConfig = closed({ topic: MessageTopic }, { payload: HookTemplate, qos: t.union([t.literal(0), t.literal(1)]), retain: t.boolean });
 export type MessageConfig = t.TypeOf<typeof MessageConfig>;
 
 const HookShape = closed({ type: t.keyof({ WEBHOOK: null, MESSAGE: null }), config: t.unknown }, { enabled: t.boolean, description: t.string });
@@ -225,3 +228,16 @@ export const DeliveryQuery = closed(
     ),
   },
 );
+
+/** An entry of the delivery log as stored, without its id (decoded when read back, like every stored row). */
+export const StoredDelivery = t.intersection([
+  t.type({
+    at: t.number,
+    projectid: t.string,
+    deviceid: t.string,
+    triggerid: t.string,
+    event: EventName,
+    outcome: t.keyof({ delivered: null, failed: null, refused: null, skipped: null, quota_exceeded: null, condition_error: null }),
+  }),
+  t.partial({ hook: t.string, target: t.string, attempts: t.number, status: t.number, error: t.string, durationMs: t.number }),
+]);

@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import { Device } from '../devices/device';
 import { DeviceStore } from '../devices/port';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { compileExpression } from '../expressions/compile';
 import { ExpressionError } from '../expressions/errors';
 import { parseTemplate } from '../expressions/template';
 import { truthy } from '../expressions/values';
-import { Json, JsonObject, setMember } from '../json';
+import { Json, JsonObject, setMember } from '../core/json';
 import { MessageBus } from '../messaging/port';
+import { DEFAULT_PUBLISH } from '../messaging/publish-options';
 import { deviceTopic, groupTopic, MSG, privateTopic } from '../messaging/topics';
 import { QuotaGate } from '../quotas/port';
 import { ShadowUpdate } from '../shadows/service';
@@ -129,10 +130,12 @@ export function createTriggerRunner(deps: TriggerRunnerDeps) {
         return record({ ...entry, at: now(), ...outcome });
       }
       const started = now();
-      await deps.bus().publish(messageTopic(device, hook.config.topic), Buffer.from(messagePayload(hook, variables)));
+      const { qos = DEFAULT_PUBLISH.qos, retain = DEFAULT_PUBLISH.retain } = hook.config;
+      await deps.bus().publish(messageTopic(device, hook.config.topic), Buffer.from(messagePayload(hook, variables)), { qos, retain });
       return record({ ...entry, at: now(), outcome: 'delivered', attempts: 1, durationMs: now() - started });
     } catch (err) {
-      if (!(err instanceof ExpressionError)) throw err;
+      // A message refused (retained limit, backbone down) is a failed delivery too, as a webhook's error answer is.
+      if (!(err instanceof ExpressionError || err instanceof AppError)) throw err;
       return record({ ...entry, at: now(), outcome: 'failed', error: err.message });
     }
   }
@@ -169,8 +172,6 @@ export function createTriggerRunner(deps: TriggerRunnerDeps) {
     },
   };
 }
-
-export type TriggerRunner = ReturnType<typeof createTriggerRunner>;
 
 /** The condition's variables plus the trigger's `context` (each template filled), `msg` and `option`. */
 function withTriggerValues(variables: Map<string, Json>, trigger: Trigger): Map<string, Json> {

@@ -1,6 +1,6 @@
-import { decodeOrThrow } from '../decode-errors';
+import { decodeOrThrow } from '../core/decode-errors';
 import { DeviceStore } from '../devices/port';
-import { AppError } from '../errors';
+import { AppError } from '../core/errors';
 import { AddressGuard } from './address-guard';
 import { DeliveryQuery, EventHook, HookName, TriggerList } from './codecs';
 import { Delivery, DeliveryLog, TriggerStore } from './port';

@@ -1,5 +1,5 @@
 import { Device } from '../devices/device';
-import { Json, JsonObject } from '../json';
+import { Json, JsonObject } from '../core/json';
 import { EventName } from './codecs';
 
 /** What happened to the device, as the variables of netpie reference §8.1 name its sides. */

@@ -3,6 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 
+/**
+ * Chromium logs every 4xx answer as a console error. Those a test caused on purpose, and the console's read of a
+ * schema that a device does not have (404 SCHEMA_NOT_FOUND), are not faults of the page.
+ */
+export const expectedRefusal = (error: string, statuses: readonly number[]) =>
+  new RegExp(`Failed to load resource: the server responded with a status of (${statuses.join('|')})\\b`).test(error) ||
+  /status of 404 .* \S+\/schema$/.test(error);
+
 /** Debian's chromium package (scripts/ensure-chromium.sh installs it); playwright-core never downloads a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -58,7 +66,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const pageErrors: string[] = [];
   page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
+    // The URL says which request a "Failed to load resource" was about, so a test can expect one 404 and no other.
+    if (message.type() === 'error') pageErrors.push(`console: ${message.text()} ${message.location().url ?? ''}`.trim());
   });
   return {
     context,

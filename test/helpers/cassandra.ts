@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'cassandra-driver';
-import { CassandraConnection, connectCassandra } from '../../src/adapters/cassandra-client';
+import { CassandraConnection, connectCassandra } from '../../src/adapters/cassandra/cassandra-client';
 
 export interface CassandraTestSettings {
   contactPoints: string[];

@@ -3,9 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteDatabase } from '../../src/adapters/sqlite-database';
+import { openSqliteDatabase } from '../../src/adapters/sqlite/sqlite-database';
+import { ServiceOptions } from '../../src/compose/service';
 import { cassandraStoreEnv, dropKeyspace, randomKeyspace } from './cassandra';
 import { sleep } from './mqtt';
+import { dropRedisKeys, testSessionStoreEnv } from './redis';
 import { startStack, Stack } from './stack';
 
 const BACKBONE_VARIABLES = ['BACKBONE_URL', 'BACKBONE_USERNAME', 'BACKBONE_PASSWORD'] as const;
@@ -84,18 +86,23 @@ export async function startCluster(
   count: number,
   env: Record<string, string>,
   store: 'sqlite' | 'cassandra' = process.env.TEST_STORE === 'cassandra' ? 'cassandra' : 'sqlite',
+  options: Pick<ServiceOptions, 'sharedStateMaxAgeMs'> = {},
 ): Promise<Cluster> {
   const registry = sharedRegistry(store);
+  // TEST_SESSION_STORE=redis: one session store for the cluster's nodes, as production shares one.
+  const sessions = env.SESSION_STORE === undefined ? testSessionStoreEnv() : {};
   const nodes: Stack[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
     await registry.dispose();
+    if (sessions.SESSION_STORE_URL && sessions.SESSION_STORE_PREFIX) await dropRedisKeys(sessions.SESSION_STORE_URL, sessions.SESSION_STORE_PREFIX);
   };
   const run = randomUUID().slice(0, 8);
   const addNode = async () => {
     const node = await startStack({
-      env: { ...env, ...registry.env, NODE_ID: `test-${run}-${nodes.length}` },
+      env: { ...env, ...sessions, ...registry.env, NODE_ID: `test-${run}-${nodes.length}` },
       sharedDatabase: registry.database,
+      ...options,
     });
     nodes.push(node);
     await readyWithin(node, 10_000);

@@ -14,7 +14,7 @@ export interface TestDevice {
 
 /** Provisions a device through the real admin API; every field not given is random. */
 export async function aDevice(
-  stack: Stack,
+  stack: Pick<Stack, 'admin'>,
   fields: { projectid?: string; groupid?: string; alias?: string; livenessttl?: number } = {},
 ): Promise<TestDevice> {
   const res = await stack.admin('POST', '/v2/admin/devices', {
@@ -30,7 +30,7 @@ export async function aDevice(
 }
 
 /** Several devices in one project and group. */
-export async function aGroup(stack: Stack, count: number): Promise<TestDevice[]> {
+export async function aGroup(stack: Pick<Stack, 'admin'>, count: number): Promise<TestDevice[]> {
   const projectid = 'p-' + randomUUID().slice(0, 8);
   const groupid = 'g-' + randomUUID().slice(0, 8);
   const out: TestDevice[] = [];

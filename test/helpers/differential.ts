@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Point } from '../../src/timeseries/point';
 import { KairosQueryError, QueryResponse } from '../../src/timeseries/query';
-import { AppError } from '../../src/errors';
+import { AppError } from '../../src/core/errors';
 
 /**
  * Data and comparison for the differential suite (test/integration/kairosdb/differential.test.ts): the same points

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import pino from 'pino';
-import { createKairosDbTimeSeries, KairosDbTimeSeries } from '../../src/adapters/kairosdb-timeseries';
+import { createKairosDbTimeSeries, KairosDbTimeSeries } from '../../src/adapters/kairosdb/kairosdb-timeseries';
 import { PointWriter, TimeSeriesQueries } from '../../src/timeseries/port';
 import { ScriptSandbox } from '../../src/timeseries/query';
 

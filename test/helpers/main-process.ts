@@ -12,10 +12,17 @@ export interface MainProcess {
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
 }
 
-/** `node src/main.ts` (through tsx) as `npm start` runs it, on loopback addresses, with extra env and arguments. */
+/** The production backends `npm test` points the suites at (infra/env.sh): a plain `npm start` has none of them. */
+const BACKEND_VARIABLES = /^(CASSANDRA_|KAIROSDB_|BACKBONE_|SESSION_|STORE$|TIMESERIES$)/;
+
+/**
+ * `node src/main.ts` (through tsx) as `npm start` runs it on a fresh machine, on loopback addresses, with extra env
+ * and arguments; the test run's backend variables are left out unless `env` names them.
+ */
 export function startMainProcess(env: Record<string, string>, args: string[] = []): MainProcess {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !BACKEND_VARIABLES.test(name)));
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', MQTT_HOST: '127.0.0.1', COAP_HOST: '127.0.0.1', ...env },
+    env: { ...inherited, LOG_LEVEL: 'info', HOST: '127.0.0.1', MQTT_HOST: '127.0.0.1', COAP_HOST: '127.0.0.1', ...env },
   });
   let output = '';
   child.stdout!.on('data', (b) => (output += b));
@@ -35,4 +42,10 @@ export function startMainProcess(env: Record<string, string>, args: string[] = [
       }
     },
   };
+}
+
+/** The ports a started process listens on, from its "openpie listening" log line (LOG_LEVEL info or lower). */
+export async function listeningPorts(run: MainProcess, ms = 20_000): Promise<{ httpPort: number; mqttPort: number; coapPort: number }> {
+  const [line] = await run.waitFor(/^.*"msg":"openpie listening".*$/m, ms);
+  return JSON.parse(line);
 }

@@ -61,17 +61,43 @@ function parsePackets(buf: Buffer): { packets: Packet[]; rest: Buffer } {
   }
 }
 
+interface ConnectFields {
+  clientId: string;
+  token: string;
+  clean?: boolean;
+}
+
 /** The bytes of an MQTT 3.1.1 CONNECT for `device`: clean session, username = token, no password, keep-alive 60 s. */
-export function connectPacket(device: Pick<TestDevice, 'deviceid' | 'token'>): Buffer {
+export const connectPacket = (device: Pick<TestDevice, 'deviceid' | 'token'>) => connectPacketWith({ clientId: device.deviceid, token: device.token });
+
+/**
+ * The bytes of an MQTT 3.1.1 CONNECT with ClientID `clientId` and username `token`, no password, keep-alive 60 s;
+ * a clean session unless `clean` is false.
+ */
+export function connectPacketWith({ clientId, token, clean = true }: ConnectFields): Buffer {
   const usernameFlag = 0x80;
-  const cleanSession = 0x02;
-  const body = Buffer.concat([
-    utf8('MQTT'),
-    Buffer.from([4, usernameFlag | cleanSession, 0, 60]),
-    utf8(device.deviceid),
-    utf8(device.token),
-  ]);
+  const cleanSession = clean ? 0x02 : 0;
+  const body = Buffer.concat([utf8('MQTT'), Buffer.from([4, usernameFlag | cleanSession, 0, 60]), utf8(clientId), utf8(token)]);
   return frame(0x10, body);
+}
+
+/** Sends one CONNECT and resolves with its CONNACK's session present flag and return code [MQTT-3.2.2]. */
+export function connackOf(port: number, fields: ConnectFields): Promise<{ sessionPresent: boolean; returnCode: number }> {
+  const socket: Socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  return new Promise((resolve, reject) => {
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      const { packets, rest } = parsePackets(Buffer.concat([pending, chunk]));
+      pending = rest;
+      const connack = packets.find((p) => p.type === CONNACK);
+      if (!connack) return;
+      socket.destroy();
+      resolve({ sessionPresent: (connack.body[0] & 1) === 1, returnCode: connack.body[1] });
+    });
+    socket.once('close', () => reject(new Error('the broker closed the connection without a CONNACK')));
+    socket.write(connectPacketWith(fields));
+  });
 }
 
 /** Connects `device` (clean session, password empty) and resolves once CONNACK accepts it. */

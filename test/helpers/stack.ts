@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import { RunningServer, ServerOptions, startServer } from '../../src/server';
+import { loadConfig } from '../../src/config/config';
+import { createLogger } from '../../src/core/logger';
+import { ServiceOptions } from '../../src/compose/service';
+import { RunningServer, startServer } from '../../src/server';
 import { testStoreFor } from './cassandra';
 import { HttpClient, httpClient } from './http';
+import { dropRedisKeys, testSessionStoreEnv } from './redis';
 
 export interface Stack {
   server: RunningServer;
@@ -31,11 +33,13 @@ export async function startStack(
     env?: Record<string, string>;
     /** Where log lines go instead of stdout (set LOG_LEVEL in `env` too: tests log nothing by default). */
     logStream?: DestinationStream;
-  } & ServerOptions = {},
+  } & ServiceOptions = {},
 ): Promise<Stack> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'openpie-test-'));
   // TEST_STORE=cassandra: the registry and shadows in Cassandra (test/helpers/cassandra.ts).
   const store = testStoreFor(dataDir, opts);
+  // A session store of the stack's own (TEST_SESSION_STORE=redis), unless the suite names one (a cluster shares one).
+  const sessions = opts.env?.SESSION_STORE === undefined ? testSessionStoreEnv(dataDir) : {};
   const config = loadConfig({
     PORT: '0',
     MQTT_PORT: '0',
@@ -51,12 +55,14 @@ export async function startStack(
     ADMIN_TOKEN: 'test-admin-token-0123456789',
     // Suites drive one device hard; the per-device limit is off unless a suite sets it (test/integration/ops).
     RATE_LIMIT_RPS: '0',
+    ...sessions,
     ...store.env,
     ...opts.env,
   });
   const server = await startServer(config, createLogger(config.logLevel, opts.logStream), {
     readinessChecks: opts.readinessChecks,
     sharedDatabase: opts.sharedDatabase,
+    sharedStateMaxAgeMs: opts.sharedStateMaxAgeMs,
   });
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   return {
@@ -71,6 +77,7 @@ export async function startStack(
     async stop({ keepData = false } = {}) {
       await server.close();
       await store.release(keepData);
+      if (!keepData && sessions.SESSION_STORE_PREFIX && sessions.SESSION_STORE_URL) await dropRedisKeys(sessions.SESSION_STORE_URL, sessions.SESSION_STORE_PREFIX);
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -6,7 +6,7 @@ import {
   DEFAULT_TIMESERIES_LAYOUT,
   SqliteTimeSeriesStore,
   TimeSeriesLayout,
-} from '../../src/adapters/sqlite-timeseries-store';
+} from '../../src/adapters/sqlite-timeseries/sqlite-timeseries-store';
 import { Point, StoredSeries } from '../../src/timeseries/point';
 
 /** Tiny blocks and heads, so that a handful of points crosses block boundaries and seals. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config/config';
 
 describe('MQTT backbone configuration', () => {
   it('runs a single node when BACKBONE_URL is unset, with a random NODE_ID', () => {

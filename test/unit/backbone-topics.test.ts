@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { messageTopic, parseBackboneTopic } from '../../src/messaging/backbone-topics';
+import { messageTopic, parseBackboneTopic } from '../../src/adapters/backbone/backbone-topics';
 import { groupTopic, privateTopic, shadowUpdatedTopic } from '../../src/messaging/topics';
 
 describe('MQTT backbone topics', () => {
@@ -24,6 +24,7 @@ describe('MQTT backbone topics', () => {
     expect(parseBackboneTopic('openpie/v1/hello/n1')).to.deep.equal({ kind: 'hello', node: 'n1' });
     expect(parseBackboneTopic('openpie/v1/bye/n1')).to.deep.equal({ kind: 'bye', node: 'n1' });
     expect(parseBackboneTopic('openpie/v1/kick/d1')).to.deep.equal({ kind: 'kick', deviceid: 'd1' });
+    expect(parseBackboneTopic('openpie/v1/changed/n1')).to.deep.equal({ kind: 'changed', node: 'n1' });
   });
 
   it('ignores topics outside its layout', () => {
@@ -31,6 +32,7 @@ describe('MQTT backbone topics', () => {
       'openpie/v2/presence/n1',
       'openpie/v1/presence',
       'openpie/v1/kick/d1/extra',
+      'openpie/v1/changed',
       'openpie/v1/unknown/n1',
       'openpie/v1/msg/x/p1/g1/@msg/a',
       'openpie/v1/msg/g/p1/g1/@private/a',

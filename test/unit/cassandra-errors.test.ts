@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { errors, types } from 'cassandra-driver';
-import { isUnknownWriteOutcome, translateCassandraError } from '../../src/adapters/cassandra-errors';
-import { AppError } from '../../src/errors';
+import { isUnknownWriteOutcome, translateCassandraError } from '../../src/adapters/cassandra/cassandra-errors';
+import { AppError } from '../../src/core/errors';
 
 const codes = types.responseErrorCodes;
 /** The driver's own "Socket was closed" (lib/connection.js); its typings declare DriverError abstract. */

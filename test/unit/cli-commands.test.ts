@@ -15,6 +15,7 @@ describe('openpie CLI commands', () => {
     expect(parseCommand(['devices', 'rotate-token', 'abc'])).to.deep.equal({ method: 'POST', path: '/v2/admin/devices/abc/token' });
     expect(parseCommand(['devices', 'delete', 'abc']).method).to.equal('DELETE');
     expect(parseCommand(['tokens', 'issue', '--project', 'p', '--ttl', '60']).body).to.deep.equal({ projectid: 'p', ttl: 60 });
+    expect(parseCommand(['tokens', 'issue', '--project', 'p', '--scope', 'write']).body).to.deep.equal({ projectid: 'p', scope: 'write' });
   });
 
   it('refuses missing options, bad values and unknown commands with a usage error', () => {

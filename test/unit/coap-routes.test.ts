@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { coapCodeOf } from '../../src/adapters/coap-codes';
-import { CoapRoute, credentialsOf, handlerOf, matchRoute, parseQuery, requestTarget } from '../../src/adapters/coap-routes';
-import { AppError, ERROR_STATUS, ErrorCode } from '../../src/errors';
+import { coapCodeOf } from '../../src/coap/codes';
+import { CoapRoute, credentialsOf, handlerOf, matchRoute, parseQuery, requestTarget } from '../../src/coap/routes';
+import { AppError, ERROR_STATUS, ErrorCode } from '../../src/core/errors';
 
 function appErrorOf(fn: () => unknown): AppError {
   try {
@@ -16,7 +16,7 @@ function appErrorOf(fn: () => unknown): AppError {
 describe('CoAP response codes', () => {
   it('maps each HTTP status of the error table to the CoAP code of the same meaning', () => {
     const expected: Record<number, string> = {
-      400: '4.00', 401: '4.01', 403: '4.03', 404: '4.04', 405: '4.05', 409: '4.09',
+      400: '4.00', 401: '4.01', 403: '4.03', 404: '4.04', 405: '4.05', 408: '4.08', 409: '4.09',
       413: '4.13', 415: '4.15', 429: '4.29', 500: '5.00', 503: '5.03',
     };
     for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config/config';
 
 describe('configuration of rate limits and metrics', () => {
   it('limits each device to 20 requests per second in bursts of 40, and leaves /metrics open, by default', () => {
@@ -15,6 +15,19 @@ describe('configuration of rate limits and metrics', () => {
   it('refuses a negative or non-numeric rate, a burst of 0 and a short metrics token', () => {
     for (const env of [{ RATE_LIMIT_RPS: '-1' }, { RATE_LIMIT_RPS: 'fast' }, { RATE_LIMIT_BURST: '0' }, { METRICS_TOKEN: 'short' }]) {
       expect(() => loadConfig(env), JSON.stringify(env)).to.throw(ConfigError, Object.keys(env)[0]);
+    }
+  });
+
+  it('allows no CORS origin by default; reads a comma-separated list of origins, or *', () => {
+    expect(loadConfig({}).corsOrigins).to.deep.equal([]);
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:3000, https://grafana.example' }).corsOrigins)
+      .to.deep.equal(['http://localhost:3000', 'https://grafana.example']);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).to.deep.equal(['*']);
+  });
+
+  it('refuses a CORS origin with a path, a trailing slash or no scheme', () => {
+    for (const value of ['http://localhost:3000/', 'https://grafana.example/d', 'grafana.example']) {
+      expect(() => loadConfig({ CORS_ORIGINS: value }), value).to.throw(ConfigError, /CORS_ORIGINS: .* is not an origin/);
     }
   });
 });

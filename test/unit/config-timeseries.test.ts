@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config/config';
 
 describe('configuration: TIMESERIES, KAIROSDB_URL, KAIROSDB_TIMEOUT_MS', () => {
   it('keeps points in the embedded engine by default', () => {

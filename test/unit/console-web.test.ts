@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -77,6 +78,13 @@ describe('console: history queries (time-range.js)', () => {
   let range: any;
   before(async () => {
     range = await load('time-range.js');
+  });
+
+  it('opens the chart on the last 24 hours, the default docs/operations.md names', () => {
+    const docs = readFileSync(join(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
+    expect(range.DEFAULT_RANGE).to.equal('24h');
+    expect(range.RANGES.find((r: { id: string }) => r.id === range.DEFAULT_RANGE).label).to.equal('Last 24 hours');
+    expect(docs).to.match(/opens on the last 24 hours/);
   });
 
   it('samples automatically into at most 200 buckets', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config/config';
 import { reachableBaseUrl } from '../../src/demo/demo-mode';
-import { backfillBatches, sampleReading } from '../../src/demo/sample-readings';
+import { backfillBatches, gapBatches, sampleReading } from '../../src/demo/sample-readings';
 import { startSampleStream } from '../../src/demo/sample-stream';
 
 const DAY = 24 * 3600 * 1000;
@@ -42,6 +42,25 @@ describe('demo mode', () => {
       const at = (hour: number) => sampleReading(Date.UTC(2025, 0, 15, hour), () => 0.5);
       expect(at(17).temp).to.be.greaterThan(at(5).temp);
       expect(at(17).humid).to.be.lessThan(at(5).humid);
+    });
+  });
+
+  describe('readings of a gap (a restart, a lost connection)', () => {
+    const now = Date.UTC(2025, 0, 15, 12, 0, 0);
+    const tss = (after: number) => gapBatches(after, now, 5_000, 100).flat().map((r) => r.ts);
+
+    it('fills a short gap at the stream\'s own interval, after the last reading and before now', () => {
+      expect(tss(now - 30_000)).to.deep.equal([-25_000, -20_000, -15_000, -10_000, -5_000].map((d) => now + d));
+      expect(tss(now - 5_000)).to.deep.equal([]);
+    });
+
+    it('fills a gap of over an hour at one reading a minute, and at most the last 24 h, in batches of at most 100', () => {
+      const day = gapBatches(now - 3 * DAY, now, 5_000, 100);
+      const items = day.flat();
+      expect(items[0].ts).to.equal(now - DAY);
+      expect(items).to.have.lengthOf(1440);
+      for (const batch of day) expect(batch.length).to.be.within(1, 100);
+      expect(tss(now - 2 * 3_600_000)).to.have.lengthOf(119);
     });
   });
 

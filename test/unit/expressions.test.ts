@@ -4,7 +4,7 @@ import { ExpressionError } from '../../src/expressions/errors';
 import { EXPRESSION_LIMITS } from '../../src/expressions/limits';
 import { parseTemplate, templateProblem } from '../../src/expressions/template';
 import { roundTo } from '../../src/expressions/values';
-import { Json } from '../../src/json';
+import { Json } from '../../src/core/json';
 
 const incoming = { tempC: 20, humid: 60, temp: 4, home: { bedroom: { temp: 25 } }, name: 'lamp', list: [3, 1, 2] };
 const previous = { humid: 50, top5: [9, 1, 7, 3, 5] };

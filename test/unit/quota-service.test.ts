@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { AppError } from '../../src/errors';
+import { AppError } from '../../src/core/errors';
 import { QuotaStore, UsageCharge } from '../../src/quotas/port';
 import { Amounts, blocksOf, Limits, monthEnd, monthOf } from '../../src/quotas/quota';
 import { createQuotaService } from '../../src/quotas/service';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { isLeft } from 'fp-ts/Either';
-import { describeErrors } from '../../src/decode-errors';
+import { describeErrors } from '../../src/core/decode-errors';
 import { applySchema, compileSchema } from '../../src/schema/apply-schema';
 import { ShadowSchema } from '../../src/schema/codecs';
 import { coerceTo } from '../../src/schema/coerce';
@@ -152,12 +152,22 @@ describe('shadow schemas (netpie reference §7.1)', () => {
       ['a syntax error', { properties: { a: { operation: { transform: { expression: '$.x *' } } } } }, /expression: expected a value/],
       ['an unknown variable', { properties: { a: { operation: { transform: { expression: '$NEW.x' } } } } }, /unknown variable \$NEW/],
       ['dp out of range', { properties: { a: { operation: { transform: { expression: '1', dp: 20 } } } } }, /dp/],
-      ['a default of the wrong type', { properties: { a: { type: 'number', default: 'x' } } }, /default must be of type number/],
+      ['a default of the wrong type', { properties: { a: { type: 'number', default: 'x' } } }, /default: must be of type number/],
       ['NETPIE\'s older store.ttl', { properties: { a: { type: 'number', operation: { store: { ttl: '30d' } } } } }, /unknown member "store"/],
     ];
     for (const [what, body, message] of bad) {
       it(`${what}`, () => expect(problemsOf(body).join('\n')).to.match(message));
     }
+
+    it('names the default and shows its value when it has the wrong type (issue 10)', () => {
+      const cases: [unknown, string][] = [
+        [{ type: 'string', default: 5 }, 'properties.a.default: must be of type string (got 5)'],
+        [{ type: 'boolean', default: 'yes' }, 'properties.a.default: must be of type boolean (got "yes")'],
+        [{ type: 'number', default: true }, 'properties.a.default: must be of type number (got true)'],
+        [{ type: 'number', default: { x: 1 } }, 'properties.a.default: must be of type number (got an object)'],
+      ];
+      for (const [field, line] of cases) expect(problemsOf({ properties: { a: field } })).to.deep.equal([line]);
+    });
 
     it('refuses a property named __proto__ without touching any prototype', () => {
       expect(problemsOf(JSON.parse('{"properties":{"__proto__":{"type":"number"}}}'))).to.have.length(0);

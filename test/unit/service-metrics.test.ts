@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AppError } from '../../src/errors';
+import { AppError } from '../../src/core/errors';
 import { countBackendErrors } from '../../src/metrics/backend-errors';
 import { createServiceMetrics } from '../../src/metrics/service-metrics';
 import { parsePrometheus, valueOf } from '../helpers/prometheus';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { decodeRun, decodeTimestamps, encodeRun } from '../../src/adapters/sqlite-timeseries-codec';
-import { Run } from '../../src/adapters/sqlite-timeseries-runs';
+import { decodeRun, decodeTimestamps, encodeRun } from '../../src/adapters/sqlite-timeseries/sqlite-timeseries-codec';
+import { Run } from '../../src/adapters/sqlite-timeseries/sqlite-timeseries-runs';
 
 const run = (timestamps: number[], values = timestamps.map((_, i) => i / 3)): Run => ({
   timestamps: Float64Array.from(timestamps),

@@ -5,7 +5,7 @@ import {
   Run,
   runFromPoints,
   sliceRun,
-} from '../../src/adapters/sqlite-timeseries-runs';
+} from '../../src/adapters/sqlite-timeseries/sqlite-timeseries-runs';
 
 const run = (pairs: [number, number][]): Run => ({
   timestamps: Float64Array.from(pairs, ([t]) => t),

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deviceTopic, externalTopic, internalTopic, restTopic, topicProblem } from '../../src/messaging/topics';
+import { deviceTopic, externalTopic, filterMatches, internalTopic, restTopic, topicProblem } from '../../src/messaging/topics';
 
 const scope = { projectid: 'p1', groupid: 'g1', deviceid: 'd1' };
 
@@ -46,4 +46,26 @@ describe('device topics', () => {
     expect(deviceTopic('@msgx/a')).to.equal(undefined);
     expect(deviceTopic('@shadow/data/get')).to.equal(undefined);
   });
+});
+
+describe('filterMatches (MQTT wildcards, [MQTT-4.7.1])', () => {
+  const cases: [string, string, boolean][] = [
+    ['a/b', 'a/b', true],
+    ['a/b', 'a/c', false],
+    ['a/+', 'a/b', true],
+    ['a/+', 'a/b/c', false],
+    ['a/+/c', 'a/b/c', true],
+    ['+/+', 'a/b', true],
+    ['a/#', 'a/b/c', true],
+    ['a/#', 'a', true],
+    ['#', 'a/b', true],
+    ['a/b', 'a/b/c', false],
+    ['a/b/c', 'a/b', false],
+    ['a/+', 'a/', true],
+  ];
+  for (const [filter, topic, want] of cases) {
+    it(`${want ? 'matches' : 'does not match'} ${topic} with ${filter}`, () => {
+      expect(filterMatches(filter, topic)).to.equal(want);
+    });
+  }
 });

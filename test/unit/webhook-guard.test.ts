@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { lookup as dnsLookup } from 'node:dns';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/config';
 import { allowEntryProblem, createAddressGuard } from '../../src/triggers/address-guard';
 import { createWebhookSender } from '../../src/triggers/webhook';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AppError } from '../../src/errors';
+import { AppError } from '../../src/core/errors';
 import { resolveWriteTime } from '../../src/shadows/write-time';
 
 const NOW = 1_700_000_000_000;

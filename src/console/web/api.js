@@ -85,7 +85,7 @@ export const admin = (method, path, options = {}) => call(method, path, { ...opt
 
 /** Checks a token before it is kept: refused with an ApiError (401) when it is wrong. */
 export async function checkAdminToken(/** @type {string} */ token) {
-  await call('GET', '/v2/admin/devices', { token });
+  await call('GET', '/v2/admin/service', { token });
 }
 
 /** Tokens of the data-store API by project, each used until a minute before it expires. */

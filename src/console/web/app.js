@@ -5,7 +5,9 @@ import { devicesView } from './devices-view.js';
 import { byId, h } from './dom.js';
 import { loginView } from './login-view.js';
 import { messagesView } from './messages-view.js';
-import { clearError } from './report.js';
+import { newDeviceView } from './new-device-view.js';
+import { projectsView } from './projects-view.js';
+import { clearError, showFlash } from './report.js';
 
 /**
  * The console's entry: picks the view of the address's hash, and sends the operator to the login form while there
@@ -18,7 +20,11 @@ const decode = (/** @type {string} */ part) => decodeURIComponent(part);
 
 /** @type {[RegExp, (match: RegExpExecArray) => () => void][]} */
 const ROUTES = [
-  [/^#\/devices(?:\/([^/]+))?$/, (m) => devicesView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
+  [/^#\/projects$/, () => projectsView(main)],
+  [/^#\/devices(?:\/([^/]+)(?:\/([^/]+))?)?$/, (m) => devicesView(main, {
+    projectid: m[1] === undefined ? undefined : decode(m[1]), groupid: m[2] === undefined ? undefined : decode(m[2]),
+  })],
+  [/^#\/new-device(?:\/([^/]+))?$/, (m) => newDeviceView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
   [/^#\/device\/([^/]+)$/, (m) => deviceView(main, { deviceid: decode(m[1]) })],
   [/^#\/messages\/([^/]+)\/([^/]+)$/, (m) => messagesView(main, { projectid: decode(m[1]), groupid: decode(m[2]) })],
 ];
@@ -30,6 +36,7 @@ let loginNotice;
 function render() {
   leave();
   clearError();
+  showFlash();
   document.title = 'openpie console';
   if (!adminToken()) {
     nav.hidden = true;

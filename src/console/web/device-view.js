@@ -1,6 +1,8 @@
 // @ts-check
 import { admin, ApiError } from './api.js';
-import { groupHref, statusBadge } from './devices-view.js';
+import { managePanel } from './device-manage.js';
+import { settingsPanel } from './device-settings.js';
+import { devicesHref, groupHref, stateOf, statusBadge } from './devices-view.js';
 import { announce, formatTime, h } from './dom.js';
 import { historyPanel } from './history-panel.js';
 import { every, reportError } from './report.js';
@@ -41,10 +43,13 @@ export function deviceView(main, { deviceid }) {
   const editResult = h('p', { id: 'shadow-result', role: 'status' });
   const editError = h('p', { id: 'shadow-error', class: 'error', role: 'alert' });
   const history = h('section', { class: 'card', 'aria-labelledby': 'history-heading' });
+  const manage = managePanel({ deviceid, signal, onChanged: (device) => showDevice(device) });
+  const settings = h('div', { id: 'device-settings' });
   main.replaceChildren(
     back,
     title,
     facts,
+    manage.element,
     h('div', { class: 'columns' },
       h('section', { class: 'card', 'aria-labelledby': 'shadow-heading' },
         h('h2', { id: 'shadow-heading' }, 'Shadow'),
@@ -61,13 +66,14 @@ export function deviceView(main, { deviceid }) {
           editResult,
           editError))),
     history,
+    settings,
   );
 
   /** The editor follows the shadow until the operator types in it. */
   let edited = false;
   editor.addEventListener('input', () => (edited = true));
   let shownRev = -1;
-  let historyShown = false;
+  let panelsShown = false;
 
   /** @param {ShadowReply} shadow */
   function showShadow(shadow) {
@@ -88,13 +94,17 @@ export function deviceView(main, { deviceid }) {
     const fact = (/** @type {string} */ term, /** @type {Node | string} */ value) => [h('dt', {}, term), h('dd', {}, value)];
     facts.replaceChildren(
       ...fact('Status', statusBadge(device.status)),
-      ...fact('Project', h('a', { href: `#/devices/${encodeURIComponent(device.projectid)}` }, device.projectid)),
+      ...fact('State', h('span', { id: 'device-state' }, stateOf(device))),
+      ...fact('Project', h('a', { href: devicesHref(device.projectid) }, device.projectid)),
       ...fact('Group', h('a', { href: groupHref(device.projectid, device.groupid), id: 'group-messages-link' }, `${device.groupid} (live messages)`)),
       ...fact('Device ID', h('code', {}, device.deviceid)),
+      ...(device.description ? fact('Description', device.description) : []),
     );
-    if (!historyShown) {
-      historyShown = true;
+    manage.update(device);
+    if (!panelsShown) {
+      panelsShown = true;
       history.replaceChildren(...historyPanel({ deviceid: device.deviceid, projectid: device.projectid, signal }));
+      settings.replaceChildren(settingsPanel({ deviceid: device.deviceid, projectid: device.projectid, signal }));
     }
   }
 

@@ -9,6 +9,12 @@ import { every } from './report.js';
  */
 export const POLL_MS = 2000;
 
+/** Devices per page: the service pages (GET /v2/admin/devices?limit=&offset=), so a fleet of thousands stays light. */
+export const PAGE_SIZE = 50;
+
+/** A search waits this long after the last key, so typing does not send a request per letter. */
+const SEARCH_DELAY_MS = 300;
+
 /**
  * @typedef {object} DeviceRecord
  * @property {string} deviceid
@@ -17,12 +23,30 @@ export const POLL_MS = 2000;
  * @property {string} groupid
  * @property {boolean} enabled
  * @property {boolean} banned
+ * @property {string} [description]
  * @property {0 | 1} status
+ */
+
+/**
+ * @typedef {object} ProjectSummary one entry of GET /v2/admin/projects
+ * @property {string} projectid
+ * @property {number} devices
+ * @property {number} online
+ * @property {{groupid: string, devices: number, online: number}[]} groups
  */
 
 export const deviceHref = (/** @type {string} */ deviceid) => `#/device/${encodeURIComponent(deviceid)}`;
 export const groupHref = (/** @type {string} */ projectid, /** @type {string} */ groupid) =>
   `#/messages/${encodeURIComponent(projectid)}/${encodeURIComponent(groupid)}`;
+export const devicesHref = (/** @type {string} */ projectid, /** @type {string | undefined} */ groupid = undefined) =>
+  `#/devices/${encodeURIComponent(projectid)}${groupid === undefined ? '' : `/${encodeURIComponent(groupid)}`}`;
+
+/** Every project with its groups and counts. */
+export async function projectsOf(/** @type {AbortSignal} */ signal) {
+  /** @type {{projects: ProjectSummary[]}} */
+  const { projects } = await admin('GET', '/v2/admin/projects', { signal });
+  return projects;
+}
 
 /** "online"/"offline" in words, not only in colour. */
 export function statusBadge(/** @type {0 | 1} */ status) {
@@ -31,28 +55,35 @@ export function statusBadge(/** @type {0 | 1} */ status) {
 }
 
 /** @param {DeviceRecord} d */
-const stateOf = (d) => (d.banned ? 'banned' : d.enabled ? 'enabled' : 'disabled');
+export const stateOf = (d) => (d.banned ? 'banned' : d.enabled ? 'enabled' : 'disabled');
 
 /**
- * The devices of one project with their live status. Rows are updated in place, so a link that has the keyboard
- * focus keeps it across refreshes.
+ * The devices of a project (or one of its groups) with their live status, a page at a time, with a search. Rows are
+ * updated in place, so a link that has the keyboard focus keeps it across refreshes.
  * @param {HTMLElement} main
- * @param {{projectid?: string}} params
+ * @param {{projectid?: string, groupid?: string}} params
  * @returns {() => void}
  */
-export function devicesView(main, { projectid }) {
+export function devicesView(main, { projectid, groupid }) {
   const abort = new AbortController();
   const { signal } = abort;
   let current = projectid;
+  let offset = 0;
+  let search = '';
   /** @type {Map<string, {tr: HTMLTableRowElement, device: DeviceRecord}>} */
   const rows = new Map();
 
-  const picker = h('select', { id: 'project', onchange: () => (location.hash = `#/devices/${encodeURIComponent(picker.value)}`) });
+  const picker = h('select', { id: 'project', onchange: () => (location.hash = devicesHref(picker.value)) });
+  const groupPicker = h('select', { id: 'group', onchange: () => (location.hash = devicesHref(current ?? '', groupPicker.value || undefined)) });
+  const searchBox = h('input', { id: 'device-search', type: 'search', placeholder: 'alias or device id', autocomplete: 'off', spellcheck: 'false' });
+  const prev = h('button', { type: 'button', id: 'page-prev', class: 'secondary', onclick: () => turn(-PAGE_SIZE) }, 'Previous');
+  const next = h('button', { type: 'button', id: 'page-next', class: 'secondary', onclick: () => turn(PAGE_SIZE) }, 'Next');
+  const pageInfo = h('span', { id: 'page-info', 'aria-live': 'polite' });
   const tbody = h('tbody');
   const caption = h('caption');
   const updated = h('p', { id: 'devices-updated', class: 'meta' });
   const empty = h('p', { id: 'no-devices', class: 'hint', hidden: true },
-    'No devices yet. Provision one with POST /v2/admin/devices or "openpie devices create".');
+    'No devices here. Make one with "New device", POST /v2/admin/devices or "openpie devices create".');
   const table = h('table', { id: 'devices' },
     caption,
     h('thead', {}, h('tr', {},
@@ -65,38 +96,51 @@ export function devicesView(main, { projectid }) {
 
   main.replaceChildren(
     h('h1', { tabindex: -1 }, 'Devices'),
-    h('div', { class: 'toolbar' }, h('label', { for: 'project' }, 'Project'), picker),
+    h('div', { class: 'toolbar' },
+      h('label', { for: 'project' }, 'Project'), picker,
+      h('label', { for: 'group' }, 'Group'), groupPicker,
+      h('label', { for: 'device-search' }, 'Search'), searchBox,
+      h('a', { id: 'new-device-link', class: 'button-link', href: `#/new-device${current ? `/${encodeURIComponent(current)}` : ''}` }, 'New device')),
     updated,
     empty,
     table,
+    h('div', { class: 'pager' }, prev, pageInfo, next),
   );
 
-  /** @param {string[]} projects */
+  /** @param {ProjectSummary[]} projects */
   function showProjects(projects) {
+    const names = projects.map((p) => p.projectid);
+    // A project named in the address but without devices (yet) stays selectable.
+    if (current !== undefined && !names.includes(current)) names.push(current);
+    names.sort();
     // Options are replaced only when the list changed, so an open picker is not disturbed.
-    const shown = [...picker.options].map((o) => o.value);
-    if (shown.join('\n') === projects.join('\n')) return;
-    const options = projects.map((p) => h('option', { value: p, selected: p === current }, p));
-    picker.replaceChildren(...options);
-    picker.disabled = projects.length === 0;
+    if ([...picker.options].map((o) => o.value).join('\n') !== names.join('\n')) {
+      picker.replaceChildren(...names.map((p) => h('option', { value: p, selected: p === current }, p)));
+    }
+    picker.disabled = names.length === 0;
+    const groups = projects.find((p) => p.projectid === current)?.groups.map((g) => g.groupid) ?? [];
+    if (groupid !== undefined && !groups.includes(groupid)) groups.push(groupid);
+    const options = ['', ...groups];
+    if ([...groupPicker.options].map((o) => o.value).join('\n') !== options.join('\n')) {
+      groupPicker.replaceChildren(...options.map((g) => h('option', { value: g, selected: g === (groupid ?? '') }, g === '' ? 'All groups' : g)));
+    }
   }
 
   /** @param {DeviceRecord} d */
   function rowOf(d) {
-    const tr = h('tr', { 'data-deviceid': d.deviceid },
+    return h('tr', { 'data-deviceid': d.deviceid },
       h('td', {}, h('a', { href: deviceHref(d.deviceid) }, d.alias)),
       h('td', {}, h('a', { href: groupHref(d.projectid, d.groupid), title: `Messages of group ${d.groupid}` }, d.groupid)),
       h('td', {}, statusBadge(d.status)),
       h('td', {}, stateOf(d)),
       h('td', {}, h('code', {}, d.deviceid)));
-    return tr;
   }
 
-  /** @param {DeviceRecord[]} devices */
-  function showDevices(devices) {
+  /** @param {DeviceRecord[]} devices @param {number} total */
+  function showDevices(devices, total) {
     const seen = new Set();
     /** @type {ChildNode | null} */
-    let next = tbody.firstChild;
+    let at = tbody.firstChild;
     for (const d of devices) {
       seen.add(d.deviceid);
       const known = rows.get(d.deviceid);
@@ -114,46 +158,62 @@ export function devicesView(main, { projectid }) {
       }
       tr.dataset.status = String(d.status);
       rows.set(d.deviceid, { tr, device: d });
-      if (tr !== next) tbody.insertBefore(tr, next);
-      next = tr.nextSibling;
+      if (tr !== at) tbody.insertBefore(tr, at);
+      at = tr.nextSibling;
     }
     for (const [id, row] of rows) {
       if (seen.has(id)) continue;
       row.tr.remove();
       rows.delete(id);
     }
-    caption.textContent = current ? `Devices of project ${current}` : 'Devices';
+    caption.textContent = current === undefined ? 'Devices' : `Devices of project ${current}${groupid === undefined ? '' : `, group ${groupid}`}`;
     empty.hidden = devices.length > 0;
     table.hidden = devices.length === 0;
+    pageInfo.textContent = total === 0 ? 'No devices' : `Devices ${offset + 1}–${offset + devices.length} of ${total}`;
+    pageInfo.dataset.total = String(total);
+    prev.disabled = offset === 0;
+    next.disabled = offset + PAGE_SIZE >= total;
     updated.textContent = `Updated ${formatTime(Date.now())}; refreshed every ${POLL_MS / 1000} s.`;
   }
 
-  /** The whole list, for the project picker; after that only the chosen project's devices are read. */
-  async function loadProjects() {
-    /** @type {{devices: DeviceRecord[]}} */
-    const { devices } = await admin('GET', '/v2/admin/devices', { signal });
-    const projects = new Set(devices.map((d) => d.projectid));
-    current ??= [...projects].sort()[0];
-    // A project named in the address but without devices (yet) stays selectable.
-    if (current !== undefined) projects.add(current);
-    showProjects([...projects].sort());
-    showDevices(devices.filter((d) => d.projectid === current));
+  async function refresh() {
+    const projects = await projectsOf(signal);
+    current ??= projects[0]?.projectid;
+    showProjects(projects);
+    if (current === undefined) return showDevices([], 0);
+    const query = new URLSearchParams({ projectid: current, limit: String(PAGE_SIZE), offset: String(offset) });
+    if (groupid !== undefined) query.set('groupid', groupid);
+    if (search !== '') query.set('q', search);
+    /** @type {{devices: DeviceRecord[], total: number}} */
+    const page = await admin('GET', `/v2/admin/devices?${query}`, { signal });
+    // The list shrank under the last page (devices deleted, a narrower search): go back to a page that has devices.
+    if (page.devices.length === 0 && offset > 0 && page.total > 0) {
+      offset = Math.floor((page.total - 1) / PAGE_SIZE) * PAGE_SIZE;
+      return refresh();
+    }
+    showDevices(page.devices, page.total);
   }
 
-  let first = true;
-  every(async () => {
-    if (first) {
-      first = false;
-      await loadProjects();
-      return;
-    }
-    if (current === undefined) return loadProjects();
-    /** @type {{devices: DeviceRecord[]}} */
-    const { devices } = await admin('GET', `/v2/admin/devices?projectid=${encodeURIComponent(current)}`, { signal });
-    showDevices(devices);
-  }, POLL_MS, signal);
-  // Projects made since the page opened show up when the picker is opened.
-  picker.addEventListener('focus', () => void loadProjects().catch(() => {}));
+  /** @param {number} by */
+  function turn(by) {
+    offset = Math.max(0, offset + by);
+    void refresh().catch(() => {});
+  }
 
-  return () => abort.abort();
+  /** @type {number | undefined} */
+  let typing;
+  searchBox.addEventListener('input', () => {
+    window.clearTimeout(typing);
+    typing = window.setTimeout(() => {
+      search = searchBox.value.trim().slice(0, 128);
+      offset = 0;
+      void refresh().catch(() => {});
+    }, SEARCH_DELAY_MS);
+  });
+
+  every(refresh, POLL_MS, signal);
+  return () => {
+    window.clearTimeout(typing);
+    abort.abort();
+  };
 }

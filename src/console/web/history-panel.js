@@ -3,7 +3,7 @@ import { feed } from './api.js';
 import { CHART_SIZE, chartModel, drawChart, formatValue } from './chart.js';
 import { formatTime, h, s } from './dom.js';
 import { reportError } from './report.js';
-import { AGGREGATORS, autoSampling, fieldsQuery, historyQuery, RANGES, resolveRange, SAMPLINGS } from './time-range.js';
+import { AGGREGATORS, autoSampling, DEFAULT_RANGE, fieldsQuery, historyQuery, RANGES, resolveRange, SAMPLINGS } from './time-range.js';
 
 /**
  * The history of a device's points as a line chart, from the data-store API with a user token of its project:
@@ -14,7 +14,7 @@ import { AGGREGATORS, autoSampling, fieldsQuery, historyQuery, RANGES, resolveRa
 export function historyPanel({ deviceid, projectid, signal }) {
   const field = h('select', { id: 'chart-field', name: 'field' });
   const range = h('select', { id: 'chart-range', name: 'range' },
-    ...RANGES.map((r) => h('option', { value: r.id, selected: r.id === '1h' }, r.label)),
+    ...RANGES.map((r) => h('option', { value: r.id, selected: r.id === DEFAULT_RANGE }, r.label)),
     h('option', { value: 'custom' }, 'Custom range'));
   const from = h('input', { id: 'chart-from', name: 'from', type: 'datetime-local', step: 1 });
   const to = h('input', { id: 'chart-to', name: 'to', type: 'datetime-local', step: 1 });

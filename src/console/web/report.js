@@ -18,6 +18,19 @@ export function reportError(err) {
   banner.hidden = false;
 }
 
+/** A notice that outlives one change of view, e.g. "Deleted lamp" on the list the console goes back to. */
+/** @type {string | undefined} */
+let pendingFlash;
+export const flash = (/** @type {string} */ text) => (pendingFlash = text);
+
+/** Shows the pending notice, if any, in the page's status line; clears the one of an earlier view. */
+export function showFlash() {
+  const line = byId('flash', HTMLParagraphElement);
+  line.textContent = pendingFlash ?? '';
+  line.hidden = pendingFlash === undefined;
+  pendingFlash = undefined;
+}
+
 export function clearError() {
   const banner = byId('error', HTMLParagraphElement);
   banner.hidden = true;

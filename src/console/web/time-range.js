@@ -18,6 +18,12 @@ export const RANGES = [
   { id: '30d', label: 'Last 30 days', ms: 30 * DAY },
 ];
 
+/**
+ * The range the chart opens with: the last 24 hours, which the docs promise (docs/operations.md, "Web console") and
+ * the demo records on its first start.
+ */
+export const DEFAULT_RANGE = '24h';
+
 /** KairosDB's range aggregators offered (kairosdb reference §6.5), and `none` for the raw points. */
 export const AGGREGATORS = /** @type {const} */ (['avg', 'min', 'max', 'count', 'sum', 'none']);
 /** @typedef {typeof AGGREGATORS[number]} Aggregator */
@@ -69,7 +75,7 @@ export function resolveRange(choice, now, custom) {
 }
 
 /**
- * The data-store query of one device's field over a range (KairosDB query format, README "Data-store API"): the
+ * The data-store query of one device's field over a range (KairosDB query format, docs/data-store.md "Data-store API"): the
  * metric is the deviceid, the field its `attr` tag. Buckets are aligned to the sampling unit, so a redraw a few
  * seconds later shows the same buckets.
  * @param {{deviceid: string, attr: string, start: number, end: number, aggregator: Aggregator, sampling: Sampling}} choice

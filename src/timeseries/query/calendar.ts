@@ -1,6 +1,5 @@
 import { Duration, TimeUnit } from './query-model';
-import { queryError } from './kairos-query-error';
-import { fromLocal, MAX_INSTANT, toLocal, Zone } from './time-zone';
+import { fromLocal, MAX_INSTANT, timeOverflowError, toLocal, Zone } from './time-zone';
 
 /**
  * The Joda-Time field arithmetic behind KairosDB's range buckets (reference §6.1, RangeAggregator: `getDifference
@@ -122,9 +121,7 @@ const mod = (a: number, b: number) => ((a % b) + b) % b;
 
 /** Joda throws on overflow (a 500 in KairosDB); a sampling that leaves the representable range is the query's fault. */
 function checked(instant: number): number {
-  if (!Number.isFinite(instant) || Math.abs(instant) > MAX_INSTANT) {
-    throw queryError('time arithmetic overflow: the sampling or range leaves the representable time range');
-  }
+  if (!Number.isFinite(instant) || Math.abs(instant) > MAX_INSTANT) throw timeOverflowError();
   return instant;
 }
 

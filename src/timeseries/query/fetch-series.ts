@@ -1,5 +1,6 @@
 import { SeriesSource } from '../port';
 import { MetricQuery } from './query-model';
+import { QueryRun } from './query-run';
 
 /**
  * Reads a metric's series and applies KairosDB's storage-level limit (reference §4.2): KairosDB stores each series
@@ -24,8 +25,18 @@ export interface FetchResult {
   readonly keysScanned: number;
 }
 
-export async function fetchSeries(source: SeriesSource, metric: MetricQuery): Promise<FetchResult> {
+/**
+ * Points scanned (QUERY_MAX_POINTS_SCANNED) are what the store reads: its own count before the read when it can
+ * give one (every block the read touches), else the points it returned.
+ */
+export async function fetchSeries(source: SeriesSource, metric: MetricQuery, run: QueryRun): Promise<FetchResult> {
+  const toScan = source.countPoints === undefined || metric.start > metric.end
+    ? undefined
+    : await source.countPoints(metric.name, metric.tags, metric.start, metric.end);
+  if (toScan !== undefined) run.countScanned(toScan);
   const stored = await source.readSeries(metric.name, metric.tags, metric.start, metric.end);
+  if (toScan === undefined) run.countScanned(stored.reduce((sum, s) => sum + s.timestamps.length, 0));
+  await run.pace();
   let sampleSize = 0;
   let keysScanned = 0;
   const series: FetchedSeries[] = [];

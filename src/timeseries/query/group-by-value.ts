@@ -1,5 +1,6 @@
 import { GroupBySpec } from './query-model';
 import { PointStream } from './point-stream';
+import { PACE_EVERY, QueryRun } from './query-run';
 import { GroupByEntry } from './query-response';
 
 /**
@@ -18,18 +19,21 @@ export interface SubGroup {
 
 const UNIT_MS = { MILLISECONDS: 1, SECONDS: 1000, MINUTES: 60_000, HOURS: 3_600_000, DAYS: 86_400_000, WEEKS: 604_800_000 };
 
-export function splitByGroupers(stream: PointStream, groupers: readonly ValueGrouper[]): SubGroup[] {
+/** Each new sub-group counts against the run's QUERY_MAX_GROUPS as soon as it appears. */
+export async function splitByGroupers(stream: PointStream, groupers: readonly ValueGrouper[], run: QueryRun): Promise<SubGroup[]> {
   const n = stream.ts.length;
   const idOf = groupers.map((g) => groupIdFunction(g));
   const groupOf = new Int32Array(n);
   const firstIds: number[][] = [];
   const index = new Map<string | number, number>();
   for (let i = 0; i < n; i++) {
+    if (i % PACE_EVERY === 0) await run.pace();
     // `+ 0` turns -0 (a truncated negative fraction) into Java's int 0.
     const ids = idOf.map((f) => f(stream.ts[i], stream.vals[i]) + 0);
     const key = ids.length === 1 ? ids[0] : ids.join(',');
     let g = index.get(key);
     if (g === undefined) {
+      run.countGroups();
       g = firstIds.length;
       index.set(key, g);
       firstIds.push(ids);

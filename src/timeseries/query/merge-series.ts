@@ -1,18 +1,19 @@
 import { FetchedSeries } from './fetch-series';
 import { Order } from './query-model';
 import { PointStream } from './point-stream';
+import { PACE_EVERY, QueryRun } from './query-run';
 
 /**
  * Merges the series of one group into one stream (reference §4.3 step 3, KairosDB's SortingDataPointGroup):
  * ascending by time, equal times by value ascending; duplicate times from different series stay separate points.
  * Descending order is the exact reverse. The inputs are never modified (they may be the store's own arrays).
  */
-export function mergeSeries(series: readonly FetchedSeries[], order: Order): PointStream {
-  const merged = series.length === 1 ? { ts: series[0].ts, vals: series[0].vals } : mergeAscending(series);
+export async function mergeSeries(series: readonly FetchedSeries[], order: Order, run: QueryRun): Promise<PointStream> {
+  const merged = series.length === 1 ? { ts: series[0].ts, vals: series[0].vals } : await mergeAscending(series, run);
   return order === 'desc' ? reversed(merged) : merged;
 }
 
-function mergeAscending(series: readonly FetchedSeries[]): PointStream {
+async function mergeAscending(series: readonly FetchedSeries[], run: QueryRun): Promise<PointStream> {
   let total = 0;
   for (const s of series) total += s.ts.length;
   const ts = new Float64Array(total);
@@ -43,6 +44,7 @@ function mergeAscending(series: readonly FetchedSeries[]): PointStream {
   for (let s = 0; s < k; s++) if (series[s].ts.length > 0) heap[size++] = s;
   for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(i);
   for (let out = 0; out < total; out++) {
+    if (out % (16 * PACE_EVERY) === 0) await run.pace();
     const s = heap[0];
     const p = position[s]++;
     ts[out] = series[s].ts[p];

@@ -2,6 +2,7 @@ import { fixedUnitMs, samplingLengthMs } from './calendar';
 import { queryError } from './kairos-query-error';
 import { PointStream, readAllValues, StreamBuilder, valueAt } from './point-stream';
 import { Duration, FilterOp, TrimType } from './query-model';
+import { PACE_EVERY, QueryRun } from './query-run';
 import { zoneFor } from './time-zone';
 
 /**
@@ -31,7 +32,9 @@ export function mapValues(s: PointStream, f: (v: number) => number): PointStream
  * rate: ((x1 - x0) / (t1 - t0)) · D(t0); sampler: (x1 / (t1 - t0)) · D(t0); both at t1, where D(t0) is the length
  * of one sampling period from t0 in the zone (a day can be 23 or 25 hours). Two points at the same time fail.
  */
-export function rate(s: PointStream, kind: 'rate' | 'sampler', sampling: Duration, timeZone: string): PointStream {
+export async function rate(
+  s: PointStream, kind: 'rate' | 'sampler', sampling: Duration, timeZone: string, run: QueryRun,
+): Promise<PointStream> {
   const n = s.ts.length;
   if (n < 2) return { ts: new Float64Array(0), vals: new Float64Array(0) };
   const v = readAllValues(s);
@@ -39,6 +42,8 @@ export function rate(s: PointStream, kind: 'rate' | 'sampler', sampling: Duratio
   const zone = zoneFor(timeZone);
   const vals = new Float64Array(n - 1);
   for (let i = 1; i < n; i++) {
+    // A calendar sampling asks the zone for every point.
+    if (i % PACE_EVERY === 0) await run.pace();
     const t0 = s.ts[i - 1];
     const dt = s.ts[i] - t0;
     if (dt === 0) {
@@ -60,14 +65,17 @@ export function rate(s: PointStream, kind: 'rate' | 'sampler', sampling: Duratio
  */
 const EXACT_SMA_WINDOW = 1024;
 
-export function sma(s: PointStream, size: number): PointStream {
+export async function sma(s: PointStream, size: number, run: QueryRun): Promise<PointStream> {
   const v = readAllValues(s);
   const n = v.length;
   if (size < 1) return { ts: s.ts, vals: new Float64Array(n).fill(NaN) };
   const skip = Math.min(n, size - 1);
   const vals = new Float64Array(n - skip);
+  // An exact window sums up to EXACT_SMA_WINDOW values per point.
+  const paceEvery = Math.max(1, Math.floor((PACE_EVERY * 16) / Math.min(size, EXACT_SMA_WINDOW)));
   let running = 0;
   for (let i = 0; i < n; i++) {
+    if (i % paceEvery === 0) await run.pace();
     running += v[i];
     if (i >= size) running -= v[i - size];
     if (i < skip) continue;

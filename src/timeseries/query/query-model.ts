@@ -29,10 +29,6 @@ export interface RangeOptions {
   readonly timeZone: string;
 }
 
-export type RangeAggregatorName =
-  | 'avg' | 'count' | 'dev' | 'first' | 'gaps' | 'last' | 'least_squares' | 'max' | 'min' | 'percentile' | 'sum'
-  | 'js_range';
-
 export type DevReturnType = 'value' | 'pos_sd' | 'neg_sd';
 export type TrimType = 'first' | 'last' | 'both';
 export type FilterOp = 'lte' | 'lt' | 'gte' | 'gt' | 'equal';

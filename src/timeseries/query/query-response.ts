@@ -1,3 +1,5 @@
+import type { PointStream } from './point-stream';
+
 /**
  * The response bodies, key for key in KairosDB's order (reference §5.1, §5.2; MetricsResourceTest compares the
  * exact string). Build them as plain objects and send them with JSON.stringify.
@@ -53,4 +55,21 @@ export interface TagsResult {
 
 export interface TagsResponse {
   readonly queries: readonly { readonly results: readonly TagsResult[] }[];
+}
+
+/**
+ * An answer as the engine hands it to the HTTP layer (issue 10): each result's values may still be the engine's
+ * typed arrays (a PointStream), printed only while the answer is sent (response-json.ts), so a large answer never
+ * sits in memory as millions of small arrays. A QueryResponse (values as arrays, e.g. from KairosDB) is one too.
+ */
+export interface QueryAnswer {
+  readonly queries: readonly AnswerMetric[];
+}
+
+export interface AnswerMetric extends Omit<MetricResponse, 'results'> {
+  readonly results: readonly AnswerResult[];
+}
+
+export interface AnswerResult extends Omit<QueryResult, 'values'> {
+  readonly values: readonly ValuePoint[] | PointStream;
 }

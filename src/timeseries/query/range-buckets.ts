@@ -1,7 +1,7 @@
 import { addUnits, alignAnchor, fixedUnitMs, unitsBetween } from './calendar';
-import { queryError } from './kairos-query-error';
 import { PointStream, StreamBuilder } from './point-stream';
 import { RangeOptions } from './query-model';
+import { PACE_EVERY, QueryRun } from './query-run';
 import { zoneFor } from './time-zone';
 
 /**
@@ -47,18 +47,20 @@ export function bucketing(range: RangeOptions): Bucketing {
  * Walks the stream bucket by bucket (RangeDataPointAggregator): the current point opens its bucket, which takes
  * points while their time is below the bucket end. Only the end is checked, so a descending stream falls into
  * one bucket (§4.5 step 3). Empty buckets are skipped. `returnTime` is the bucket's first point, or its start or
- * end with align_start_time / align_end_time (start wins).
+ * end with align_start_time / align_end_time (start wins). Paced by `run` every PACE_EVERY buckets.
  */
-export function forEachBucket(
+export async function forEachBucket(
   stream: PointStream,
   b: Bucketing,
+  run: QueryRun,
   visit: (from: number, to: number, returnTime: number) => void,
-): void {
+): Promise<void> {
   const ts = stream.ts;
   const n = ts.length;
   const bounds = new Float64Array(2);
   let i = 0;
-  while (i < n) {
+  for (let buckets = 0; i < n; buckets++) {
+    if (buckets % PACE_EVERY === 0) await run.pace();
     b.bucketOf(ts[i], bounds);
     const end = bounds[1];
     let j = i + 1;
@@ -68,15 +70,14 @@ export function forEachBucket(
   }
 }
 
-/** More null points than this from one `gaps` means a sampling far too fine for the range. */
-export const MAX_GAP_BUCKETS = 5_000_000;
-
 /**
  * `gaps`, the exhaustive walk (ExhaustiveRangeDataPointAggregator, §6.4): buckets follow each other from the
  * query start (or start_time) while the next one starts before min(end, now), and beyond for as long as points
  * remain. A bucket with points passes them through unchanged; an empty one gives a null point at its start.
+ * The output can dwarf the input (a millisecond sampling over an hour is 3.6 million buckets): it may not hold
+ * more points than a whole answer may (QUERY_MAX_POINTS_RETURNED), checked as it grows.
  */
-export function markGaps(stream: PointStream, range: RangeOptions): PointStream {
+export async function markGaps(stream: PointStream, range: RangeOptions, run: QueryRun): Promise<PointStream> {
   const b = bucketing(range);
   const ts = stream.ts;
   const n = ts.length;
@@ -84,8 +85,11 @@ export function markGaps(stream: PointStream, range: RangeOptions): PointStream 
   const bounds = new Float64Array(2);
   let next = range.startTime;
   let i = 0;
-  let nulls = 0;
-  while (i < n || next < range.endTime) {
+  for (let buckets = 0; i < n || next < range.endTime; buckets++) {
+    if (buckets % PACE_EVERY === 0) {
+      run.checkStreamSize(out.length);
+      await run.pace();
+    }
     b.bucketOf(next, bounds);
     const [start, end] = bounds;
     if (!(end > next)) break;
@@ -95,12 +99,23 @@ export function markGaps(stream: PointStream, range: RangeOptions): PointStream 
     if (j > i) {
       for (let k = i; k < j; k++) out.pushFrom(stream, k);
     } else {
-      if (++nulls > MAX_GAP_BUCKETS) {
-        throw queryError(`gaps would mark more than ${MAX_GAP_BUCKETS} empty ranges: use a larger sampling`);
-      }
       out.pushNull(start);
     }
     i = j;
   }
+  run.checkStreamSize(out.length);
   return out.finish();
+}
+
+/**
+ * How many buckets `gaps` walks at least over [startTime, endTime): each gives one point or more, so this is a
+ * lower bound of its output, known before any point is read (issue 10: refuse at once what could never be answered).
+ */
+export function gapsBucketsAtLeast(range: RangeOptions): number {
+  const span = range.endTime - range.startTime;
+  if (!(span > 0)) return 0;
+  const { value, unit } = range.sampling;
+  const fixed = fixedUnitMs(unit);
+  const units = fixed !== undefined ? span / fixed : unitsBetween(unit, zoneFor(range.timeZone), range.endTime, range.startTime);
+  return Math.max(0, Math.floor(units / value) - 1);
 }

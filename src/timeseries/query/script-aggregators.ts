@@ -1,9 +1,10 @@
-import { AppError } from '../../errors';
+import { AppError } from '../../core/errors';
 import { queryError } from './kairos-query-error';
 import { PointStream, readAllValues, StreamBuilder, valueAt } from './point-stream';
 import { RangeOptions } from './query-model';
+import { QueryRun } from './query-run';
 import { bucketing, forEachBucket } from './range-buckets';
-import { ScriptSandbox } from './script-port';
+import { SandboxCall, ScriptSandbox } from './script-port';
 
 /**
  * js_function, js_filter and js_range (reference §6.5, after KC-SAS/kise-kairosdb-module), run through the
@@ -14,16 +15,16 @@ import { ScriptSandbox } from './script-port';
 export const MAX_SCRIPT_RANGE_POINTS = 100_000;
 
 /** js_function: each point replaced by the script's number for (value, timestamp), at the same time. */
-export async function jsFunction(s: PointStream, script: string, sandbox: ScriptSandbox): Promise<PointStream> {
+export async function jsFunction(s: PointStream, script: string, sandbox: ScriptSandbox, run: QueryRun): Promise<PointStream> {
   if (s.ts.length === 0) return s;
-  const results = await callSandbox(() => sandbox.mapPoints(script, Array.from(s.ts), Array.from(readAllValues(s))));
+  const results = await callSandbox(() => sandbox.mapPoints(script, Array.from(s.ts), Array.from(readAllValues(s)), callOf(run)));
   return { ts: s.ts, vals: Float64Array.from(expectNumbers(results, s.ts.length)) };
 }
 
 /** js_filter: KEEPS the points whose predicate is true (the opposite of the core `filter`, which drops). */
-export async function jsFilter(s: PointStream, script: string, sandbox: ScriptSandbox): Promise<PointStream> {
+export async function jsFilter(s: PointStream, script: string, sandbox: ScriptSandbox, run: QueryRun): Promise<PointStream> {
   if (s.ts.length === 0) return s;
-  const keep = await callSandbox(() => sandbox.filterPoints(script, Array.from(s.ts), Array.from(readAllValues(s))));
+  const keep = await callSandbox(() => sandbox.filterPoints(script, Array.from(s.ts), Array.from(readAllValues(s)), callOf(run)));
   if (!Array.isArray(keep) || keep.length !== s.ts.length) throw queryError('Script result should be boolean, one per point');
   const out = new StreamBuilder(s.ts.length);
   for (let i = 0; i < keep.length; i++) if (keep[i] === true) out.pushFrom(s, i);
@@ -32,11 +33,11 @@ export async function jsFilter(s: PointStream, script: string, sandbox: ScriptSa
 
 /** js_range: one script result per bucket at the bucket's return time; an array when array_result is set. */
 export async function jsRange(
-  s: PointStream, range: RangeOptions, script: string, arrayResult: boolean, sandbox: ScriptSandbox,
+  s: PointStream, range: RangeOptions, script: string, arrayResult: boolean, sandbox: ScriptSandbox, run: QueryRun,
 ): Promise<PointStream> {
   const ranges: { timestamps: number[]; values: number[] }[] = [];
   const times: number[] = [];
-  forEachBucket(s, bucketing(range), (from, to, returnTime) => {
+  await forEachBucket(s, bucketing(range), run, (from, to, returnTime) => {
     if (to - from > MAX_SCRIPT_RANGE_POINTS) {
       throw queryError(`Number of points in aggregation range exceeds configured limit of ${MAX_SCRIPT_RANGE_POINTS}`);
     }
@@ -46,7 +47,7 @@ export async function jsRange(
     times.push(returnTime);
   });
   if (ranges.length === 0) return s;
-  const results = await callSandbox(() => sandbox.reduceRanges(script, ranges, arrayResult));
+  const results = await callSandbox(() => sandbox.reduceRanges(script, ranges, arrayResult, callOf(run)));
   if (!Array.isArray(results) || results.length !== ranges.length) throw queryError('Script result should be one per range');
   const out = new StreamBuilder(results.length);
   results.forEach((result, i) => {
@@ -57,12 +58,17 @@ export async function jsRange(
   return out.finish();
 }
 
-/** A script's failure is the query's: a 4xx AppError from the sandbox becomes KairosDB's `{"errors": [...]}`. */
+const callOf = (run: QueryRun): SandboxCall => ({ tenant: run.tenant, signal: run.signal });
+
+/**
+ * A script's failure is the query's: a SCRIPT_* AppError from the sandbox becomes KairosDB's `{"errors": [...]}`.
+ * The end of the run (out of time, cancelled) passes as it is.
+ */
 async function callSandbox<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof AppError && err.status < 500 && err.code !== 'KAIROS_QUERY_INVALID') throw queryError(err.message);
+    if (err instanceof AppError && err.status < 500 && err.code.startsWith('SCRIPT_')) throw queryError(err.message);
     throw err;
   }
 }

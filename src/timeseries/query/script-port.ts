@@ -8,13 +8,22 @@
  */
 export interface ScriptSandbox {
   /** js_function: one number per input point (same order), from `script` with variables value, timestamp. */
-  mapPoints(script: string, timestamps: number[], values: number[]): Promise<number[]>;
+  mapPoints(script: string, timestamps: number[], values: number[], call?: SandboxCall): Promise<number[]>;
   /** js_filter: true = KEEP the point. */
-  filterPoints(script: string, timestamps: number[], values: number[]): Promise<boolean[]>;
+  filterPoints(script: string, timestamps: number[], values: number[], call?: SandboxCall): Promise<boolean[]>;
   /** js_range: one result per range; each result a number, or an array of numbers when arrayResult. */
   reduceRanges(
     script: string,
     ranges: { timestamps: number[]; values: number[] }[],
     arrayResult: boolean,
+    call?: SandboxCall,
   ): Promise<(number | number[])[]>;
+}
+
+/** Who makes a call, and until when it is wanted (issue 10 §2: the sandbox is shared fairly between callers). */
+export interface SandboxCall {
+  /** The caller's tenant: calls of different tenants take turns. */
+  readonly tenant?: string;
+  /** Aborted when the query ends early: the call is dropped and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }

@@ -1,3 +1,5 @@
+import { queryError } from './kairos-query-error';
+
 /**
  * Time zones for the calendar arithmetic of range aggregators, rate and sampler (reference §3.5). KairosDB uses
  * Joda-Time zones; here the IANA database comes from Intl (issue 3: `time_zone` is an IANA zone, default UTC).
@@ -12,6 +14,14 @@ export interface Zone {
   readonly id: string;
   /** Offset from UTC in ms at an instant (local = utc + offset). */
   offsetAt(utc: number): number;
+}
+
+/**
+ * Joda throws on overflow (a 500 in KairosDB); a sampling or range that leaves the representable time range is the
+ * query's fault, so a 400 (issue 10: a huge sampling in a zone other than UTC used to end in Intl's RangeError).
+ */
+export function timeOverflowError() {
+  return queryError('time arithmetic overflow: the sampling or range leaves the representable time range');
 }
 
 export const UTC_ZONE: Zone = { id: 'UTC', offsetAt: () => 0 };
@@ -82,6 +92,8 @@ function intlZone(id: string): Zone {
   return {
     id,
     offsetAt(utc: number): number {
+      // NaN comes from Date arithmetic past the representable range (year 275760); Intl would throw a RangeError.
+      if (!Number.isFinite(utc)) throw timeOverflowError();
       const clamped = Math.max(-MAX_INSTANT + DAY, Math.min(MAX_INSTANT - DAY, utc));
       const key = Math.floor(clamped / MINUTE);
       let offset = cache.get(key);

@@ -143,7 +143,8 @@ const TYPES: AggregatorType[] = [
   {
     name: 'filter', javaClass: `${CORE}FilterAggregator`, properties: new Map([['filter_op', 'filterOp'], ['threshold', 'double']]),
     build(p, c) {
-      // A missing filter_op is a NullPointerException (500) in KairosDB; here it is a 400 before anything runs.
+      // A missing filter_op is a NullPointerException (500) in the fork, and 1.2.1 drops no point at all (found by
+      // known-differences.test.ts); here it is a 400 before anything runs.
       const op = p.get('filter_op', 'filterOp');
       check(c, [[op === undefined, 'filter_op may not be null']]);
       return { name: 'filter', op: op ?? 'equal', threshold: p.get('threshold', 'double') ?? 0 };
@@ -156,13 +157,21 @@ const TYPES: AggregatorType[] = [
       // KairosDB fails only when writing (reference §6.2); the caller needs the name before running, to authorize it.
       const metricName = p.get('metric_name', 'string');
       const tags = p.get('tags', 'stringMap') ?? {};
+      const addSavedFrom = p.get('add_saved_from', 'boolean') ?? true;
+      // KairosDB builds the saved points' tags in a Guava ImmutableMap: a key given twice (a `tags` entry that a tag
+      // grouper or add_saved_from also sets) is a 500 "Multiple entries with same key" once a group has data (found
+      // against 1.2.1); refused here before anything runs, data or not.
       check(c, [
         [metricName === undefined, 'metric_name may not be null'],
         [metricName === '', 'metric_name may not be empty'],
         ...Object.entries(tags).map(([k, v]): [boolean, string] => [k === '' || v === '', `tags.${k} may not be empty`]),
+        ...Object.keys(tags).map((k): [boolean, string] => [c.tagGroupNames.includes(k),
+          `tags.${k} repeats a tag of the tag group_by: KairosDB refuses it (Multiple entries with same key)`]),
+        [addSavedFrom && Object.hasOwn(tags, 'saved_from'),
+          'tags.saved_from repeats the tag add_saved_from adds: KairosDB refuses it (Multiple entries with same key)'],
       ]);
       // `ttl` is accepted and ignored: the embedded store keeps points until they are deleted.
-      return { name: 'save_as', metricName: metricName ?? '', tags, addSavedFrom: p.get('add_saved_from', 'boolean') ?? true, tagsToKeep: c.tagGroupNames };
+      return { name: 'save_as', metricName: metricName ?? '', tags, addSavedFrom, tagsToKeep: c.tagGroupNames };
     },
   },
   scriptType('js_function', 'JsFunctionAggregator'),

@@ -76,12 +76,13 @@ function readTagFilter(raw: unknown, context: string): TagFilter {
 
 /**
  * `limit`: KairosDB reads it as an int where 0 means none and anything else is not validated (a non-integer is a
- * 500 there). Issue 3 asks for a positive integer, so 0, negatives and fractions are 400s here.
+ * 500 there). Issue 3 asks for a positive integer, so negatives and fractions are 400s here; 0 stays "no limit", as
+ * Grafana's KairosDB data source sends `limit: 0` with every query (issue 13).
  */
 function readLimit(raw: unknown, context: string): number {
   if (raw === undefined || raw === null) return 0;
   const limit = decodeLeaf(JavaInt, raw, `${context}.limit`);
-  if (limit < 1) throw queryError(`${context}.limit must be greater than or equal to 1`);
+  if (limit < 0) throw queryError(`${context}.limit must be greater than or equal to 0`);
   return limit;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Every limit of the script sandbox, in one object with its unit in each name (issue 3: "CPU-time and memory limits
- * per query"). `createQuickJsSandbox(overrides)` takes a partial copy; the README names these.
+ * per query"). `createQuickJsSandbox(overrides)` takes a partial copy; docs/data-store.md names these.
  */
 const KiB = 1024;
 const MiB = 1024 * KiB;

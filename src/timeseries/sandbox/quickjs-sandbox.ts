@@ -1,6 +1,7 @@
 import { ScriptSandbox } from '../query/script-port';
 import { resolveSandboxLimits, SandboxLimits } from './limits';
-import { SandboxStats, startSandboxWorker } from './sandbox-worker';
+import { DEFAULT_SANDBOX_POOL, SandboxPoolOptions, startSandboxPool } from './sandbox-pool';
+import { SandboxStats } from './sandbox-worker';
 import { failureError, scriptTooLongError, tooManyPointsError } from './script-errors';
 import {
   decodeBooleans, decodeNumbers, decodeRangeResults, JobReply, packPoints, packRanges,
@@ -9,8 +10,9 @@ import { POINT_PARAMETERS, RANGE_PARAMETERS, wrapScript } from './script-source'
 
 /**
  * The ScriptSandbox of js_function, js_filter and js_range (reference §6.5): QuickJS compiled to WebAssembly
- * (quickjs-emscripten), on a worker thread, in a fresh WebAssembly instance per call (issue 3: a real sandbox, not
- * node:vm). A call costs about 5 ms plus its points (about 3M points/s for js_function).
+ * (quickjs-emscripten), on a few worker threads shared fairly between callers (sandbox-pool.ts, issue 10), in a
+ * fresh WebAssembly instance per call (issue 3: a real sandbox, not node:vm). A call costs about 5 ms plus its
+ * points (about 3M points/s for js_function).
  *
  * What a script gets: ECMAScript builtins and its parameters, nothing of the host (no require, process, fetch,
  * timers, modules or file system: no host function is ever installed). What it is held to: SandboxLimits.
@@ -27,13 +29,15 @@ import { POINT_PARAMETERS, RANGE_PARAMETERS, wrapScript } from './script-source'
  */
 export interface QuickJsSandbox extends ScriptSandbox {
   stats(): SandboxStats;
-  /** Terminates the sandbox thread; calls still queued are rejected. Idempotent. */
+  /** Terminates the sandbox threads; calls still queued are rejected. Idempotent. */
   close(): Promise<void>;
 }
 
-export function createQuickJsSandbox(overrides: Partial<SandboxLimits> = {}): QuickJsSandbox {
+export function createQuickJsSandbox(
+  overrides: Partial<SandboxLimits> = {}, pool: SandboxPoolOptions = DEFAULT_SANDBOX_POOL,
+): QuickJsSandbox {
   const limits = resolveSandboxLimits(overrides);
-  const worker = startSandboxWorker(limits);
+  const worker = startSandboxPool(limits, pool);
 
   function checkScript(script: string): void {
     const bytes = Buffer.byteLength(script, 'utf8');
@@ -51,7 +55,7 @@ export function createQuickJsSandbox(overrides: Partial<SandboxLimits> = {}): Qu
   };
 
   return {
-    async mapPoints(script, timestamps, values) {
+    async mapPoints(script, timestamps, values, call) {
       checkScript(script);
       checkPoints(timestamps, values);
       // Like the module, which compiles on the first point: no points, no script run, no script error.
@@ -59,22 +63,22 @@ export function createQuickJsSandbox(overrides: Partial<SandboxLimits> = {}): Qu
       const reply = await worker.run({
         kind: 'map', script: wrapScript(script, POINT_PARAMETERS), input: packPoints(timestamps, values),
         pointCount: timestamps.length, rangeCount: 0, arrayResult: false,
-      });
+      }, call);
       return decodeNumbers(outputOf(reply), timestamps.length);
     },
 
-    async filterPoints(script, timestamps, values) {
+    async filterPoints(script, timestamps, values, call) {
       checkScript(script);
       checkPoints(timestamps, values);
       if (timestamps.length === 0) return [];
       const reply = await worker.run({
         kind: 'filter', script: wrapScript(script, POINT_PARAMETERS), input: packPoints(timestamps, values),
         pointCount: timestamps.length, rangeCount: 0, arrayResult: false,
-      });
+      }, call);
       return decodeBooleans(outputOf(reply), timestamps.length);
     },
 
-    async reduceRanges(script, ranges, arrayResult) {
+    async reduceRanges(script, ranges, arrayResult, call) {
       checkScript(script);
       for (const range of ranges) checkPoints(range.timestamps, range.values);
       const total = ranges.reduce((sum, range) => sum + range.timestamps.length, 0);
@@ -83,7 +87,7 @@ export function createQuickJsSandbox(overrides: Partial<SandboxLimits> = {}): Qu
       const { input, pointCount } = packRanges(ranges);
       const reply = await worker.run({
         kind: 'reduce', script: wrapScript(script, RANGE_PARAMETERS), input, pointCount, rangeCount: ranges.length, arrayResult,
-      });
+      }, call);
       return decodeRangeResults(outputOf(reply), ranges.length, arrayResult);
     },
 

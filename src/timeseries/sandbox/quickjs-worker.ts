@@ -5,6 +5,7 @@
  * call ends. The module is compiled once; an instance costs about 3 ms.
  */
 import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
@@ -25,12 +26,30 @@ const port = parentPort;
 if (port === null) throw new Error('quickjs-worker.ts runs only as a worker thread');
 const limits = (workerData as { limits: SandboxLimits }).limits;
 
+/**
+ * Scripts are batch work; the service's own thread answers requests. When the CPU is short, the requests go first
+ * (issue 10: a tenant's endless scripts took a core from everyone's status calls). On Linux a nice value belongs to
+ * a thread, and setpriority(PRIO_PROCESS, 0) sets the calling thread's; elsewhere it would lower the whole process.
+ * Set once the thread is ready, so that starting it (compiling QuickJS) is not slowed down.
+ */
+const SANDBOX_THREAD_NICE = 10;
+
+function lowerThreadPriority(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    setPriority(SANDBOX_THREAD_NICE);
+  } catch {
+    // Not allowed here: the thread keeps the process's priority.
+  }
+}
+
 void wasm.compile(readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'))).then((compiled) => {
   // Jobs arrive one at a time (sandbox-worker.ts waits for each reply), so handlers never overlap.
   // A rejection is left unhandled on purpose: it ends the thread, which the service sees as a failed call.
   port.on('message', (job: ScriptJob) => {
     void handle(compiled, job).then((reply) => port.postMessage(reply, reply.ok ? [reply.output] : []));
   });
+  lowerThreadPriority();
   port.postMessage({ ready: true } satisfies ReadyMessage);
 });
 

@@ -3,7 +3,8 @@ import { QuickJSContext, QuickJSHandle, QuickJSWASMModule, Scope } from 'quickjs
 import { HARNESS_SOURCE, RESULT_ERROR_NAME } from './harness-source';
 import { callHeapBytes, SandboxLimits } from './limits';
 import { memoryFailure, scriptExecutionFailure, stackFailure, timeoutFailure } from './script-errors';
-import { ScriptFailure, ScriptJob } from './script-job';
+import { ScriptFailure } from './script-errors';
+import { ScriptJob } from './script-job';
 import { SCRIPT_FILE_NAME, WrappedScript } from './script-source';
 
 export type JobOutcome = { ok: true; output: ArrayBuffer } | { ok: false; failure: ScriptFailure };

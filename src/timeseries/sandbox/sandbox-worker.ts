@@ -5,7 +5,8 @@ import { timeoutFailure } from './script-errors';
 import { JobReply, ReadyMessage, ScriptJob } from './script-job';
 
 /**
- * Owns the sandbox thread (quickjs-worker.ts) and runs jobs on it one at a time, in call order.
+ * Owns one sandbox thread (quickjs-worker.ts) and runs jobs on it one at a time, in call order; sandbox-pool.ts
+ * shares a few of them between callers.
  *
  * Why a thread: QuickJS's interrupt handler runs only between bytecodes, so `while (1) Array(1e6).fill(0)` can run
  * for minutes past its deadline inside native builtins; only terminating the thread stops it for sure. The

@@ -1,11 +1,24 @@
-import { AppError } from '../../errors';
+import { AppError } from '../../core/errors';
 import { SandboxLimits } from './limits';
-import type { ScriptFailure } from './script-job';
 
 /**
  * The sandbox's client-facing errors, all 400: the script is the client's. Messages follow
  * KC-SAS/kise-kairosdb-module where it has one (reference §6.5); the limits, which the module lacks, say which limit.
  */
+
+/** The AppError codes a job can fail with; anything else from the thread is an internal error. */
+export const SCRIPT_FAILURE_CODES = [
+  'SCRIPT_ERROR',
+  'SCRIPT_TIMEOUT',
+  'SCRIPT_MEMORY_LIMIT',
+  'SCRIPT_STACK_OVERFLOW',
+] as const;
+export type ScriptFailureCode = (typeof SCRIPT_FAILURE_CODES)[number];
+
+export interface ScriptFailure {
+  readonly code: ScriptFailureCode;
+  readonly message: string;
+}
 
 /** The module's ScriptingAggregator.ERROR_IN_SCRIPT, followed by QuickJS's reason and the script location. */
 export const SCRIPT_EXECUTION_ERROR = 'Error during script execution, please check the syntax';

@@ -1,4 +1,4 @@
-import { malformedResultError } from './script-errors';
+import { malformedResultError, ScriptFailure } from './script-errors';
 import { WrappedScript } from './script-source';
 
 /**
@@ -18,20 +18,6 @@ export interface ScriptJob {
   /** js_range only; 0 otherwise. */
   readonly rangeCount: number;
   readonly arrayResult: boolean;
-}
-
-/** The AppError codes a job can fail with; anything else from the thread is an internal error. */
-export const SCRIPT_FAILURE_CODES = [
-  'SCRIPT_ERROR',
-  'SCRIPT_TIMEOUT',
-  'SCRIPT_MEMORY_LIMIT',
-  'SCRIPT_STACK_OVERFLOW',
-] as const;
-export type ScriptFailureCode = (typeof SCRIPT_FAILURE_CODES)[number];
-
-export interface ScriptFailure {
-  readonly code: ScriptFailureCode;
-  readonly message: string;
 }
 
 export type JobReply =

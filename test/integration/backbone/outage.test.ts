@@ -24,7 +24,7 @@ async function notReadyWithin(node: Stack, ms: number): Promise<Record<string, {
 
 /**
  * The backbone stopped under the nodes: a Mosquitto of this suite's own (never the shared one), stopped and started
- * again. README "Production backends: MQTT backbone" states what each path does meanwhile.
+ * again. docs/production.md "Production backends: MQTT backbone" states what each path does meanwhile.
  */
 describe('MQTT backbone: when the broker stops (a private Mosquitto)', () => {
   let broker: PrivateMosquitto | undefined;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import mqtt from 'mqtt';
 import { randomUUID } from 'node:crypto';
-import { byeTopic, presenceTopic } from '../../../src/messaging/backbone-topics';
+import { byeTopic, presenceTopic } from '../../../src/adapters/backbone/backbone-topics';
 import { backboneEnvOrSkip, Cluster, startCluster } from '../../helpers/cluster';
 import { aDevice, TestDevice } from '../../helpers/devices';
 import { collect, connectDevice, endAll, sleep } from '../../helpers/mqtt';

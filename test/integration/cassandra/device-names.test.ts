@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { types } from 'cassandra-driver';
 import { randomUUID } from 'node:crypto';
-import { CassandraConnection } from '../../../src/adapters/cassandra-client';
-import { createCassandraDeviceStore } from '../../../src/adapters/cassandra-device-store';
+import { CassandraConnection } from '../../../src/adapters/cassandra/cassandra-client';
+import { createCassandraDeviceStore } from '../../../src/adapters/cassandra/cassandra-device-store';
 import { DeviceStore } from '../../../src/devices/port';
 import { CassandraTestSettings, cassandraOrSkip, connectTestKeyspace, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
 import { aDeviceRecord, codeOf, rejectionOf } from '../contracts/store-under-test';
 
 // A registration or rename interrupted between its statements (a crash, Cassandra gone) leaves a claim on a name
-// without a device holding it (src/adapters/cassandra-device-names.ts). These tests write such claims directly.
+// without a device holding it (src/adapters/cassandra/cassandra-device-names.ts). These tests write such claims directly.
 describe('Cassandra device names: claims left behind', function () {
   this.timeout(60_000);
   const STALE_MS = 500;

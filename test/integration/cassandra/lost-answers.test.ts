@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Client, errors, types } from 'cassandra-driver';
-import { CassandraConnection } from '../../../src/adapters/cassandra-client';
-import { createCassandraDeviceStore } from '../../../src/adapters/cassandra-device-store';
-import { createCassandraShadowStore } from '../../../src/adapters/cassandra-shadow-store';
+import { CassandraConnection } from '../../../src/adapters/cassandra/cassandra-client';
+import { createCassandraDeviceStore } from '../../../src/adapters/cassandra/cassandra-device-store';
+import { createCassandraShadowStore } from '../../../src/adapters/cassandra/cassandra-shadow-store';
 import { CassandraTestSettings, cassandraOrSkip, connectTestKeyspace, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
 import { aDeviceRecord, aPointOf, drainOutbox } from '../contracts/store-under-test';
 

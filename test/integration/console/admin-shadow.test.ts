@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { openApiDocument } from '../../../src/openapi/document';
+import { openApiDocument } from '../../../src/http/openapi/document';
 import { aDevice, TestDevice } from '../../helpers/devices';
 import { expectDocumentedResponse, OpenApiDocument, schemaValidator, SchemaValidator } from '../../helpers/openapi';
 import { asDevice, expectError } from '../../helpers/rest-device';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MqttClient } from 'mqtt';
 import type { Page } from 'playwright-core';
 import { aDevice, TestDevice } from '../../helpers/devices';
-import { chromiumAvailable, CHROMIUM_PATH, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { chromiumAvailable, CHROMIUM_PATH, expectedRefusal, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
 import { connectDevice, endAll, nextMessage } from '../../helpers/mqtt';
 import { asDevice } from '../../helpers/rest-device';
 import { Stack, startStack } from '../../helpers/stack';
@@ -211,7 +211,7 @@ describe('the web console in headless Chromium', function () {
 
   it('ran with no script error and no Content-Security-Policy violation', () => {
     // The refused login and the refused topic were answered 4xx on purpose; Chromium logs each such response.
-    const unexpected = browser.pageErrors.filter((e) => !/Failed to load resource: the server responded with a status of (401|400)/.test(e));
+    const unexpected = browser.pageErrors.filter((e) => !expectedRefusal(e, [401, 400]));
     expect(unexpected).to.deep.equal([]);
   });
 });

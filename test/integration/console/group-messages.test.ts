@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MqttClient } from 'mqtt';
-import { openApiDocument } from '../../../src/openapi/document';
+import { openApiDocument } from '../../../src/http/openapi/document';
 import { aDevice, aGroup, TestDevice } from '../../helpers/devices';
 import { openSse, SseClient } from '../../helpers/event-stream';
 import { connectDevice, endAll, nextMessage } from '../../helpers/mqtt';

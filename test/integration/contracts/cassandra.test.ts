@@ -1,10 +1,36 @@
-import { CassandraConnection } from '../../../src/adapters/cassandra-client';
-import { createCassandraDeviceStore } from '../../../src/adapters/cassandra-device-store';
-import { createCassandraShadowStore } from '../../../src/adapters/cassandra-shadow-store';
+import { randomUUID } from 'node:crypto';
+import { CassandraConnection } from '../../../src/adapters/cassandra/cassandra-client';
+import { createCassandraDeliveryLog } from '../../../src/adapters/cassandra/cassandra-delivery-log';
+import { createCassandraDeviceStore } from '../../../src/adapters/cassandra/cassandra-device-store';
+import { createCassandraNodeRegistry } from '../../../src/adapters/cassandra/cassandra-node-registry';
+import { createCassandraQuotaLedger, createCassandraQuotaLimitStore } from '../../../src/adapters/cassandra/cassandra-quota-store';
+import { createCassandraSchemaStore } from '../../../src/adapters/cassandra/cassandra-schema-store';
+import { createCassandraShadowStore } from '../../../src/adapters/cassandra/cassandra-shadow-store';
+import { createCassandraSigningKeyStore } from '../../../src/adapters/cassandra/cassandra-signing-key-store';
+import { createCassandraTriggerStore } from '../../../src/adapters/cassandra/cassandra-trigger-store';
 import { CassandraTestSettings, cassandraOrSkip, connectTestKeyspace, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
 import { deviceStoreContract } from './device-store.contract';
+import { nodeRegistryContract } from './node-registry.contract';
+import { quotaLedgerContract } from './quota-ledger.contract';
+import { quotaLimitsContract } from './quota-limits.contract';
+import { schemaStoreContract } from './schema-store.contract';
 import { shadowStoreContract } from './shadow-store.contract';
-import { OpenStores } from './store-under-test';
+import { signingKeyStoreContract } from './signing-key-store.contract';
+import { OpenStores, Stores } from './store-under-test';
+import { triggerStoreContract } from './trigger-store.contract';
+
+/** Every Cassandra adapter over one connection, as the service builds them. */
+function storesOver(conn: CassandraConnection): Stores {
+  return {
+    devices: createCassandraDeviceStore(conn),
+    shadows: createCassandraShadowStore(conn),
+    schemas: createCassandraSchemaStore(conn),
+    triggers: createCassandraTriggerStore(conn),
+    deliveries: createCassandraDeliveryLog(conn),
+    quotaLimits: createCassandraQuotaLimitStore(conn),
+    freshSigningKeys: () => createCassandraSigningKeyStore(conn, `test-${randomUUID()}`),
+  };
+}
 
 describe('store contracts on Cassandra', function () {
   // Creating and dropping a keyspace takes a few seconds; lightweight transactions take milliseconds each.
@@ -14,27 +40,47 @@ describe('store contracts on Cassandra', function () {
     settings = cassandraOrSkip(this);
   });
 
-  /** The Cassandra adapters on a keyspace of their own, dropped by `dispose`. */
-  async function openCassandraStores(): Promise<OpenStores> {
+  /** A keyspace of its own, dropped by `dispose`. */
+  async function openKeyspace() {
     const keyspace = randomKeyspace();
-    let conn: CassandraConnection = await connectTestKeyspace(settings, keyspace);
-    const stores: OpenStores = {
-      devices: createCassandraDeviceStore(conn),
-      shadows: createCassandraShadowStore(conn),
-      async reopen() {
-        await conn.close();
-        conn = await connectTestKeyspace(settings, keyspace);
-        stores.devices = createCassandraDeviceStore(conn);
-        stores.shadows = createCassandraShadowStore(conn);
-      },
-      async dispose() {
-        await conn.close();
+    const conn = await connectTestKeyspace(settings, keyspace);
+    return {
+      keyspace,
+      conn,
+      async dispose(current = conn) {
+        await current.close();
         await dropKeyspace(settings, keyspace);
       },
+    };
+  }
+
+  async function openCassandraStores(): Promise<OpenStores> {
+    const opened = await openKeyspace();
+    let conn = opened.conn;
+    const stores: OpenStores = {
+      ...storesOver(conn),
+      async reopen() {
+        await conn.close();
+        conn = await connectTestKeyspace(settings, opened.keyspace);
+        Object.assign(stores, storesOver(conn));
+      },
+      dispose: () => opened.dispose(conn),
     };
     return stores;
   }
 
   deviceStoreContract('Cassandra', openCassandraStores);
   shadowStoreContract('Cassandra', openCassandraStores);
+  schemaStoreContract('Cassandra', openCassandraStores);
+  triggerStoreContract('Cassandra', openCassandraStores);
+  quotaLimitsContract('Cassandra', openCassandraStores);
+  signingKeyStoreContract('Cassandra', openCassandraStores);
+  quotaLedgerContract('Cassandra', async () => {
+    const opened = await openKeyspace();
+    return { ledger: createCassandraQuotaLedger(opened.conn), dispose: () => opened.dispose() };
+  });
+  nodeRegistryContract('Cassandra', async () => {
+    const opened = await openKeyspace();
+    return { nodes: createCassandraNodeRegistry(opened.conn), dispose: () => opened.dispose() };
+  });
 });

@@ -1,18 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { Device } from '../../../src/devices/device';
 import { DeviceStore } from '../../../src/devices/port';
-import { AppError } from '../../../src/errors';
-import { PointOutbox, ShadowStore } from '../../../src/shadows/port';
+import { AppError } from '../../../src/core/errors';
+import { ShadowStore } from '../../../src/shadows/port';
+import { PointOutbox } from '../../../src/timeseries/port';
 import { Point } from '../../../src/timeseries/point';
+import { QuotaLimitStore } from '../../../src/quotas/port';
+import { SchemaStore } from '../../../src/schema/port';
+import { SigningKeyStore } from '../../../src/tokens/port';
+import { DeliveryLog, TriggerStore } from '../../../src/triggers/port';
 
-/** One adapter of the registry, shadow and outbox ports, as a contract suite drives it. */
+/** One adapter of each port a node keeps its state in, as a contract suite drives it. */
 export interface Stores {
   devices: DeviceStore;
   shadows: ShadowStore & PointOutbox;
+  schemas: SchemaStore;
+  triggers: TriggerStore;
+  deliveries: DeliveryLog;
+  quotaLimits: QuotaLimitStore;
+  /** A key store of its own, empty, on the same data (it holds one key, so each test takes a new one). */
+  freshSigningKeys(): SigningKeyStore;
 }
 
 export interface OpenStores extends Stores {
-  /** Closes and opens the same data again, as a restart of the service does; `devices` and `shadows` are the new ones. */
+  /** Closes and opens the same data again, as a restart of the service does; every store of `Stores` is a new one. */
   reopen(): Promise<void>;
   /** Closes and deletes everything the suite stored. */
   dispose(): Promise<void>;

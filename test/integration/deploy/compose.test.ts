@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { expect } from 'chai';
-import { ENV_NAMES, loadConfig } from '../../../src/config';
+import { ENV_NAMES, loadConfig } from '../../../src/config/config';
 import { execForm, instructions, parseDockerfile } from './dockerfile';
 import {
   bindSourcesOf,
@@ -15,9 +15,9 @@ import {
 } from './repo-files';
 
 // CI has no Docker engine: these tests read the stack description the way Compose would and check it against the
-// repository (src/config.ts, the Dockerfile, the mounted files). Starting the stack is README's manual step.
+// repository (src/config/config.ts, the Dockerfile, the mounted files). Starting the stack is a manual step (docs/production.md).
 
-const LONG_RUNNING = ['cassandra', 'kairosdb', 'mosquitto', 'node1', 'node2'];
+const LONG_RUNNING = ['cassandra', 'kairosdb', 'mosquitto', 'redis', 'node1', 'node2'];
 const NODES = ['node1', 'node2'];
 
 // The Compose Specification's JSON schema, the one `docker compose` validates with (compose-spec/compose-go
@@ -43,7 +43,7 @@ describe('docker-compose.yml (production stack)', () => {
     expect(valid).to.equal(true);
   });
 
-  it('runs cassandra, kairosdb, mosquitto, node1 and node2, each with a health check and a restart policy', () => {
+  it('runs cassandra, kairosdb, mosquitto, redis, node1 and node2, each with a health check and a restart policy', () => {
     for (const name of LONG_RUNNING) {
       const { healthcheck, restart } = service(name);
       expect(healthcheck?.disable, name).to.not.equal(true);
@@ -64,29 +64,30 @@ describe('docker-compose.yml (production stack)', () => {
     });
   });
 
-  it('starts the nodes only when Cassandra, KairosDB and Mosquitto are healthy', () => {
+  it('starts the nodes only when Cassandra, KairosDB, Mosquitto and Redis are healthy', () => {
     for (const name of NODES) {
       expect(dependencies(name), name).to.deep.equal({
         cassandra: { condition: 'service_healthy' },
         kairosdb: { condition: 'service_healthy' },
         mosquitto: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
       });
     }
   });
 
-  it('gives the nodes only variables that src/config.ts reads, and values it accepts', () => {
+  it('gives the nodes only variables that src/config/config.ts reads, and values it accepts', () => {
     for (const name of NODES) {
       const env = environmentOf(service(name));
 
       const unknown = Object.keys(env).filter((key) => !ENV_NAMES.includes(key));
 
-      expect(unknown, `${name}: variables src/config.ts does not read`).to.deep.equal([]);
+      expect(unknown, `${name}: variables src/config/config.ts does not read`).to.deep.equal([]);
       const resolved = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, withComposeDefaults(value)]));
       expect(() => loadConfig(resolved), name).to.not.throw();
     }
   });
 
-  it('points both nodes at Cassandra, KairosDB and the Mosquitto backbone', () => {
+  it('points both nodes at Cassandra, KairosDB, the Mosquitto backbone and the Redis session store', () => {
     for (const name of NODES) {
       const env = environmentOf(service(name));
       expect(env, name).to.include({
@@ -95,12 +96,21 @@ describe('docker-compose.yml (production stack)', () => {
         TIMESERIES: 'kairosdb',
         KAIROSDB_URL: 'http://kairosdb:8080',
         BACKBONE_URL: 'mqtt://mosquitto:1883',
+        SESSION_STORE: 'redis',
+        SESSION_STORE_URL: 'redis://redis:6379',
         DATA_DIR: '/data',
       });
     }
   });
 
-  it('shares one admin token, one user-token key and Mosquitto\'s login between the nodes, and gives each its own id and data volume', () => {
+  it('keeps Redis\'s append-only file on a volume, so queued messages outlive the container', () => {
+    const redis = service('redis');
+
+    expect(redis.command).to.include.members(['--appendonly', 'yes']);
+    expect(redis.volumes).to.deep.equal(['redis-data:/data']);
+  });
+
+  it('shares one admin token and Mosquitto\'s login between the nodes, and gives each its own id and data volume', () => {
     const [one, two] = NODES.map((name) => environmentOf(service(name)));
     const mosquitto = environmentOf(service('mosquitto'));
 
@@ -111,11 +121,11 @@ describe('docker-compose.yml (production stack)', () => {
       expect(env.BACKBONE_PASSWORD).to.equal(mosquitto.MOSQUITTO_PASSWORD);
     }
     expect(one.NODE_ID).to.not.equal(two.NODE_ID);
-    expect(service('node1').volumes).to.deep.equal(['node1-data:/data', 'node-shared:/shared']);
-    expect(service('node2').volumes).to.deep.equal(['node2-data:/data', 'node-shared:/shared']);
-    // A user token issued by one node must verify on the other: one signing key, on the volume both mount.
-    expect(one.USER_TOKEN_KEY_FILE).to.equal(two.USER_TOKEN_KEY_FILE);
-    expect(one.USER_TOKEN_KEY_FILE).to.match(/^\/shared\//);
+    expect(service('node1').volumes).to.deep.equal(['node1-data:/data']);
+    expect(service('node2').volumes).to.deep.equal(['node2-data:/data']);
+    // A user token issued by one node must verify on the other: with STORE=cassandra the key is in Cassandra, and
+    // a key file would be ignored.
+    for (const env of [one, two]) expect(env).to.not.have.property('USER_TOKEN_KEY_FILE');
   });
 
   it('publishes on each node the ports the service listens on (PORT, MQTT_PORT, COAP_PORT over udp)', () => {

@@ -4,7 +4,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/config/config';
 import { copies, execForm, instructions, parseDockerfile, Stage } from './dockerfile';
 import { readRepoFile, repoFilesUnder, repoPathExists, ROOT } from './repo-files';
 
@@ -58,7 +58,7 @@ describe('Dockerfile (service image)', () => {
     expect(env).to.match(/\bDATA_DIR=\/data\b/);
   });
 
-  it('exposes HTTP, MQTT and CoAP (udp) on the default ports of src/config.ts', () => {
+  it('exposes HTTP, MQTT and CoAP (udp) on the default ports of src/config/config.ts', () => {
     const defaults = loadConfig({});
 
     const exposed = instructions(runtime, 'EXPOSE').flatMap(({ args }) => args.split(/\s+/));

@@ -26,6 +26,7 @@ export interface ComposeService {
   image?: string;
   build?: { context: string; dockerfile?: string };
   restart?: string;
+  command?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
   healthcheck?: { test?: string | string[]; disable?: boolean };
   depends_on?: Record<string, { condition: string }> | string[];

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ERROR_STATUS } from '../../../src/errors';
-import { openApiDocument } from '../../../src/openapi/document';
+import { ERROR_STATUS } from '../../../src/core/errors';
+import { openApiDocument } from '../../../src/http/openapi/document';
 import { documentedRoutes, OpenApiDocument, registeredRoutes, schemaValidator } from '../../helpers/openapi';
 import { Stack, startStack } from '../../helpers/stack';
 
@@ -17,7 +17,7 @@ describe('the OpenAPI document', () => {
     const registered = registeredRoutes(stack.server.app);
     const missing = registered.filter((r) => !documentedRoutes(doc).includes(r));
     expect(registered.length).to.be.greaterThan(30);
-    expect(missing, 'routes to document in src/openapi/*-paths.ts').to.deep.equal([]);
+    expect(missing, 'routes to document in src/http/openapi/*-paths.ts').to.deep.equal([]);
   });
 
   it('documents no operation the app does not have', () => {
@@ -42,7 +42,7 @@ describe('the OpenAPI document', () => {
     expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(doc)));
   });
 
-  it('has one error schema naming every code of src/errors.ts', () => {
+  it('has one error schema naming every code of src/core/errors.ts', () => {
     const error = doc.components.schemas.Error as { properties: { code: { enum: string[] } }; required: string[] };
     expect(error.properties.code.enum).to.have.members(Object.keys(ERROR_STATUS));
     expect(error.required).to.have.members(['status', 'code', 'message', 'requestId']);

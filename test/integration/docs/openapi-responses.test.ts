@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { openApiDocument } from '../../../src/openapi/document';
+import { openApiDocument } from '../../../src/http/openapi/document';
 import { aDevice, TestDevice } from '../../helpers/devices';
 import { HttpClient } from '../../helpers/http';
 import { expectDocumentedResponse, OpenApiDocument, schemaValidator, SchemaValidator } from '../../helpers/openapi';
@@ -69,6 +69,15 @@ describe('real responses match the OpenAPI document', () => {
     const res = await asSensor('POST', '/v2/feed/api/v1/datapoints/query', { body: { metrics: [{ name: device.deviceid }] } });
     expect(res.status).to.equal(400);
     expect(res.body.errors).to.be.an('array').that.is.not.empty;
+    expectDocumented('POST', '/v2/feed/api/v1/datapoints/query', res);
+  });
+
+  it('POST /v2/feed/api/v1/datapoints/query over a budget: the documented QUERY_TOO_LARGE error (issue 10)', async () => {
+    const res = await asSensor('POST', '/v2/feed/api/v1/datapoints/query', {
+      body: { start_relative: { value: 80, unit: 'minutes' }, metrics: [{ name: device.deviceid, aggregators: [{ name: 'gaps', sampling: { value: 1, unit: 'milliseconds' } }] }] },
+    });
+    expect(res.status).to.equal(413);
+    expect(res.body).to.include({ code: 'QUERY_TOO_LARGE', budget: 'QUERY_MAX_POINTS_RETURNED' });
     expectDocumented('POST', '/v2/feed/api/v1/datapoints/query', res);
   });
 

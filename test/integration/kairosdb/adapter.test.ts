@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { createServer, Server, Socket } from 'node:net';
-import { KairosDbTimeSeries } from '../../../src/adapters/kairosdb-timeseries';
-import { AppError } from '../../../src/errors';
+import { KairosDbTimeSeries } from '../../../src/adapters/kairosdb/kairosdb-timeseries';
+import { AppError } from '../../../src/core/errors';
 import { Point } from '../../../src/timeseries/point';
 import { TimeSeriesQueries } from '../../../src/timeseries/port';
-import { executeQuery, KairosQueryError, QueryResponse, validateQuery } from '../../../src/timeseries/query';
+import { executeQuery, KairosQueryError, materializeAnswer, QueryResponse, validateQuery } from '../../../src/timeseries/query';
 import { createQuickJsSandbox, QuickJsSandbox } from '../../../src/timeseries/sandbox/quickjs-sandbox';
 import { expectSameOutcome, outcomeOf } from '../../helpers/differential';
 import {
@@ -58,7 +58,7 @@ describe('KairosDB adapter against the real KairosDB', function () {
   });
 
   const range = { start_absolute: T0, end_absolute: T0 + 120 * MINUTE };
-  const run = (body: Record<string, unknown>): Promise<QueryResponse> => kairos.queries.query(validateQuery(body, Date.now()), body);
+  const run = (body: Record<string, unknown>): Promise<QueryResponse> => kairos.queries.query(validateQuery(body, Date.now()), body).then(materializeAnswer);
 
   describe('writes (gzip POST /api/v1/datapoints)', () => {
     it('reads back every point written, per series, values exact', async () => {
@@ -139,7 +139,7 @@ describe('KairosDB adapter against the real KairosDB', function () {
         const query = validateQuery(body, Date.now());
 
         const fromEngine = await outcomeOf(() => executeQuery(query, { source: embedded, writer: embedded, sandbox }));
-        const fromKairos = await outcomeOf(() => kairos.queries.query(query, body));
+        const fromKairos = await outcomeOf(() => kairos.queries.query(query, body).then(materializeAnswer));
 
         expectSameOutcome(fromEngine, fromKairos, label);
       });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { KairosDbTimeSeries } from '../../../src/adapters/kairosdb-timeseries';
-import { AppError } from '../../../src/errors';
+import { KairosDbTimeSeries } from '../../../src/adapters/kairosdb/kairosdb-timeseries';
+import { AppError } from '../../../src/core/errors';
 import { Point } from '../../../src/timeseries/point';
 import { TimeSeriesQueries } from '../../../src/timeseries/port';
 import { executeQuery, executeTagsQuery, QueryResponse, validateQuery } from '../../../src/timeseries/query';
@@ -15,7 +15,7 @@ const T0 = Date.UTC(2024, 0, 10);
 
 /**
  * Where the real KairosDB 1.2.1 and the embedded engine part ways, each kept as KairosDB's reason says and listed in
- * the README ("Production backends: KairosDB"). Each test shows the difference and what the service does about it.
+ * the docs/data-store.md ("Production backends: KairosDB"). Each test shows the difference and what the service does about it.
  */
 describe('KairosDB 1.2.1 and the embedded engine: the documented differences', function () {
   this.timeout(60_000);
@@ -41,7 +41,7 @@ describe('KairosDB 1.2.1 and the embedded engine: the documented differences', f
   });
   after(async () => {
     if (url === undefined) return;
-    await deleteMetrics(url, [metric, future]);
+    await deleteMetrics(url, [metric, future, `${metric}.saved`]);
     kairos.backend.close();
   });
 
@@ -111,5 +111,77 @@ describe('KairosDB 1.2.1 and the embedded engine: the documented differences', f
     // Long path: (int) (3e9 / 1000); double path: (int) 3e9 saturates to 2^31 - 1, then / 1000.
     expect(engine.queries[0].results[0].group_by?.[0]).to.deep.include({ group: { group_number: 3_000_000 } });
     expect((answer as QueryResponse).queries[0].results[0].group_by?.[0]).to.deep.include({ group: { group_number: 2_147_483 } });
+  });
+
+  it('dev with a return_type other than value, pos_sd or neg_sd: 1.2.1 fails (500), the engine returns the deviation, the adapter leaves it out', async () => {
+    const body = { ...range, metrics: [{ name: metric, tags: { host: 'a' }, aggregators: [{ name: 'dev', return_type: 'POS_SD', sampling: { value: 1, unit: 'days' } }] }] };
+
+    const raw = await kairosDbRequest(url, 'POST', '/datapoints/query', body);
+    const { engine, kairos: answer } = await both(body);
+
+    expect(raw.status, 'KairosDB itself').to.equal(500);
+    expect(raw.body.errors).to.deep.equal(['cannot validate null']);
+    expect((answer as QueryResponse).queries[0].results[0].values).to.deep.equal(engine.queries[0].results[0].values);
+  });
+
+  it('filter without filter_op: 1.2.1 drops no point (the fork fails with 500); the engine refuses it with 400', async () => {
+    const body = { ...range, metrics: [{ name: metric, tags: { host: 'a' }, aggregators: [{ name: 'filter', threshold: 3 }] }] };
+
+    const raw = await kairosDbRequest(url, 'POST', '/datapoints/query', body);
+
+    expect(raw.status, 'KairosDB itself').to.equal(200);
+    expect(raw.body.queries[0].results[0].values).to.have.length(6);
+    expect(() => validateQuery(body, Date.now())).to.throw('query.metric[0].aggregators[0].filter_op may not be null');
+  });
+
+  it('a fractional start_absolute number: KairosDB reads it as a long, the engine refuses it with 400', async () => {
+    const body = { start_absolute: T0 + 0.5, end_absolute: T0 + 6 * HOUR, metrics: [{ name: metric, tags: { host: 'a' } }] };
+
+    const raw = await kairosDbRequest(url, 'POST', '/datapoints/query', body);
+
+    expect(raw.status, 'KairosDB itself').to.equal(200);
+    expect(() => validateQuery(body, Date.now())).to.throw(`query.start_absolute For input string: "${T0 + 0.5}"`);
+  });
+
+  it('save_as tags that repeat a tag grouper\'s tag: KairosDB fails (500) once a group has data, the engine refuses (400) before running', async () => {
+    const body = {
+      ...range,
+      metrics: [{ name: metric, group_by: [{ name: 'tag', tags: ['host'] }], aggregators: [{ name: 'save_as', metric_name: `${metric}.saved`, tags: { host: 'x' } }] }],
+    };
+
+    const raw = await kairosDbRequest(url, 'POST', '/datapoints/query', body);
+
+    expect(raw.status, 'KairosDB itself').to.equal(500);
+    expect(raw.body.errors[0]).to.match(/^Multiple entries with same key: host=/);
+    expect(() => validateQuery(body, Date.now())).to.throw(/tags\.host repeats a tag of the tag group_by/);
+  });
+
+  it('bodies KairosDB answers with 500 that depend only on the query: the engine answers 400', async () => {
+    const bad = [
+      [],
+      { ...range, metrics: [{ name: metric, aggregators: [{ name: 'sma', size: 0 }] }] },
+      { ...range, metrics: [{ name: metric, group_by: [{ name: 'bin' }] }] },
+      { ...range, metrics: [{ name: metric, limit: '10.5' }] },
+    ];
+    for (const body of bad) {
+      const raw = await kairosDbRequest(url, 'POST', '/datapoints/query', body);
+      expect(raw.status, `KairosDB: ${JSON.stringify(body)}`).to.equal(500);
+      expect(() => validateQuery(body, Date.now()), JSON.stringify(body)).to.throw(AppError).with.property('status', 400);
+    }
+    const emptyGet = await fetch(`${url}/api/v1/datapoints/query?query=`);
+    expect(emptyGet.status, 'KairosDB: GET with an empty query').to.equal(500);
+  });
+
+  it('zone rules newer than Joda-Time 2.3\'s 2013 database: Europe/Istanbul has kept UTC+3 since 2016, KairosDB still says +2 in winter', async () => {
+    const body = {
+      start_absolute: T0 - 24 * HOUR, end_absolute: T0 + 24 * HOUR, time_zone: 'Europe/Istanbul',
+      metrics: [{ name: metric, tags: { host: 'a' }, aggregators: [{ name: 'count', sampling: { value: 1, unit: 'days' }, align_sampling: true, align_start_time: true }] }],
+    };
+
+    const { engine, kairos: answer } = await both(body);
+
+    // Midnight in Istanbul: 21:00 UTC today, 22:00 UTC by the 2013 rules.
+    expect(engine.queries[0].results[0].values).to.deep.equal([[T0 - 3 * HOUR, 6]]);
+    expect((answer as QueryResponse).queries[0].results[0].values).to.deep.equal([[T0 - 2 * HOUR, 6]]);
   });
 });

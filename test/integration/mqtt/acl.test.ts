@@ -8,7 +8,7 @@ import { startStack, Stack } from '../../helpers/stack';
 
 /** SUBACK return code "Failure" [MQTT-3.9.3-2]. */
 const SUBACK_FAILURE = 0x80;
-/** The README's topic limits: bytes as the device writes the topic, `@msg/` included; levels after `@msg/`. */
+/** The topic limits of docs/limits-and-errors.md: bytes as the device writes the topic, `@msg/` included; levels after `@msg/`. */
 const MAX_TOPIC_BYTES = 512;
 const MAX_LEVELS = 32;
 

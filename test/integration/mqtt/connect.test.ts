@@ -131,12 +131,16 @@ describe('MQTT CONNECT', () => {
     });
   });
 
-  // The embedded broker (aedes 1.x) speaks MQTT 3.1 and 3.1.1 only; NETPIE's clients use 3.1.1.
+  // MQTT 5 in depth: test/integration/mqtt5.
   describe('with MQTT 5 (protocolVersion 5)', () => {
-    it('refuses the connection with CONNACK 1, unacceptable protocol version', async () => {
+    it('lets a device connect with the same credentials', async () => {
       const device = await aDevice(stack);
-      const err = await refusalOf(stack.mqttUrl, { ...credentialsOf(device), protocolVersion: 5 });
-      expect(err.code).to.equal(1);
+      const client = await connectDevice(stack.mqttUrl, device, { protocolVersion: 5 });
+      try {
+        expect(client.connected).to.equal(true);
+      } finally {
+        await endAll(client);
+      }
     });
   });
 });

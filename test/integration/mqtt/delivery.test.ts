@@ -5,7 +5,7 @@ import { collect, connectDevice, endAll, nextMessage, sleep } from '../../helper
 import { closeOf } from '../../helpers/mqtt-expect';
 import { startStack, Stack } from '../../helpers/stack';
 
-/** MESSAGE_LIMITS.maxPayloadBytes, as the README states it. */
+/** MESSAGE_LIMITS.maxPayloadBytes, as docs/limits-and-errors.md states it. */
 const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 /** The next PUBLISH packet `client` receives, with its QoS and retain flags. */

@@ -21,8 +21,8 @@ describe('GET /healthz and GET /readyz', () => {
 
     expect(res.status, res.text).to.equal(200);
     expect(res.body.status).to.equal('ok');
-    // TEST_STORE=cassandra (test/helpers/cassandra.ts) adds the store's own check.
-    const store = process.env.TEST_STORE === 'cassandra' ? ['cassandra'] : [];
+    // TEST_STORE=cassandra (test/helpers/cassandra.ts) adds the store's own check and the node's registration in it.
+    const store = process.env.TEST_STORE === 'cassandra' ? ['cassandra', 'node-registration'] : [];
     expect(Object.keys(res.body.checks)).to.have.members(['sqlite', ...store, 'timeseries', 'mqtt']);
     for (const result of Object.values<{ status: string; ms: number }>(res.body.checks)) {
       expect(result.status).to.equal('ok');

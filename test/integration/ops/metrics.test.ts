@@ -114,7 +114,7 @@ describe('GET /metrics', () => {
     const after = await scrape(stack);
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(delta('openpie_shadow_writes_total', { applied: 'true' })).to.equal(1);
-    // The back-dated write changes nothing but still records its point (README "Data-store API").
+    // The back-dated write changes nothing but still records its point (docs/data-store.md "Data-store API").
     expect(delta('openpie_shadow_writes_total', { applied: 'false' })).to.equal(1);
     expect(delta('openpie_points_written_total')).to.equal(3);
     expect(delta('openpie_feed_query_duration_seconds_count', { kind: 'datapoints', outcome: 'ok' })).to.equal(1);

@@ -1,28 +1,14 @@
 import { expect } from 'chai';
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const MAIN = join(__dirname, '../../../src/main.ts');
+import { MainProcess, startMainProcess } from '../../helpers/main-process';
 
-interface Run {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+type Run = MainProcess;
 
-function startMain(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', MQTT_HOST: '127.0.0.1', COAP_HOST: '127.0.0.1', COAP_PORT: '0', ...env },
-  });
-  let output = '';
-  child.stdout!.on('data', (b) => (output += b));
-  child.stderr!.on('data', (b) => (output += b));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
+const startMain = (env: Record<string, string>): Run => startMainProcess({ COAP_PORT: '0', ...env });
 
 async function waitFor(run: Run, text: string, ms = 10_000): Promise<void> {
   const until = Date.now() + ms;
@@ -60,13 +46,33 @@ describe('starting and stopping the service process', () => {
     expect(second.output()).to.not.contain(token);
   });
 
+  it('prints where to go once listening: the front door, console, explorer, OpenAPI document, docs and MQTT', async () => {
+    const run = startMain({ DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', ADMIN_TOKEN: 'a-long-enough-admin-token' });
+    try {
+      await waitFor(run, 'MQTT:');
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).to.equal(0);
+
+    const port = /http:\/\/127\.0\.0\.1:(\d+)\/console/.exec(run.output())?.[1];
+    expect(port, run.output()).to.be.a('string');
+    for (const url of ['/', '/console', '/trial', '/openapi.json', '/docs/']) {
+      expect(run.output()).to.contain(`http://127.0.0.1:${port}${url}`);
+    }
+    expect(run.output()).to.match(/MQTT:\s+mqtt:\/\/127\.0\.0\.1:\d+/);
+    expect(run.output()).to.contain('the ADMIN_TOKEN you set');
+  });
+
   it('says in one line which port is taken, without a stack trace', async () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as { port: number }).port;
     const run = startMain({ DATA_DIR: dataDir, PORT: String(port), MQTT_PORT: '0', ADMIN_TOKEN: 'a-long-enough-admin-token' });
     expect(await run.exited).to.equal(1);
-    expect(run.output().trim()).to.equal(`openpie: HTTP (PORT) port ${port} on 127.0.0.1 is already in use`);
+    expect(run.output().trim()).to.equal(
+      `openpie: HTTP (PORT) port ${port} on 127.0.0.1 is already in use: set PORT to another port (0 picks a free one)`,
+    );
   });
 
   it('refuses a bad configuration with a readable message', async () => {

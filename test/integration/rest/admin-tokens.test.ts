@@ -22,7 +22,8 @@ describe('POST /v2/admin/tokens', () => {
     const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-tokens', ttl: 600 } });
 
     expect(res.status).to.equal(201);
-    expect(res.body).to.have.all.keys('token', 'expires');
+    expect(res.body).to.have.all.keys('token', 'expires', 'scope');
+    expect(res.body.scope).to.equal('read');
     const claims = claimsOf(res.body.token);
     expect(claims.iss).to.equal('cer:usertoken');
     expect(Number(claims.exp) - Number(claims.iat)).to.equal(600);
@@ -70,5 +71,47 @@ describe('POST /v2/admin/tokens', () => {
 
   it('answers 401 without the admin token', async () => {
     expectError(await stack.http('POST', '/v2/admin/tokens', { body: { projectid: 'p', ttl: 60 } }), 401, 'MISSING_CREDENTIALS');
+  });
+});
+
+describe('POST /v2/admin/tokens/key', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.stop());
+
+  const issue = async (projectid: string) => (await stack.admin('POST', '/v2/admin/tokens', { body: { projectid, ttl: 600 } })).body.token as string;
+  /** The data-store API as a user token's bearer sees it: 401 for a token it does not accept. */
+  const metricNamesWith = (token: string) => stack.http('GET', '/v2/feed/api/v1/metricnames', { headers: { authorization: `Bearer ${token}` } });
+  const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8')).kid;
+
+  it('replaces the signing key: tokens signed before are refused, new ones name the new key and are accepted', async () => {
+    const before = await issue('p-rotate');
+    expect((await metricNamesWith(before)).status).to.equal(200);
+
+    const res = await stack.admin('POST', '/v2/admin/tokens/key');
+    const after = await issue('p-rotate');
+
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.have.all.keys('kid');
+    expect(kidOf(after)).to.equal(res.body.kid);
+    expect(kidOf(before)).to.not.equal(res.body.kid);
+    expect((await metricNamesWith(before)).status).to.equal(401);
+    expect((await metricNamesWith(after)).status).to.equal(200);
+  });
+
+  it('keeps the new key across a restart', async () => {
+    await stack.admin('POST', '/v2/admin/tokens/key');
+    const token = await issue('p-restart');
+
+    await stack.stop({ keepData: true });
+    stack = await startStack({ dataDir: stack.dataDir });
+
+    expect((await metricNamesWith(token)).status).to.equal(200);
+  });
+
+  it('answers 401 without the admin token', async () => {
+    expectError(await stack.http('POST', '/v2/admin/tokens/key'), 401, 'MISSING_CREDENTIALS');
   });
 });

@@ -12,7 +12,7 @@ describe('routes the REST API does not have', () => {
   after(() => stack.stop());
 
   for (const [method, path] of [
-    ['GET', '/'],
+    ['GET', '/v2'],
     ['GET', '/nothing/here'],
     ['GET', '/v2/device/nothing'],
     ['GET', '/device/shadow'],
@@ -27,6 +27,7 @@ describe('routes the REST API does not have', () => {
   }
 
   for (const [method, path] of [
+    ['POST', '/'],
     ['DELETE', '/v2/device/shadow/data'],
     ['PATCH', '/v2/device/shadow/data'],
     ['GET', '/v2/device/shadow/batch'],

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { TIMESERIES_FILE } from '../../../src/adapters/sqlite-timeseries-schema';
-import { AppError } from '../../../src/errors';
+import { TIMESERIES_FILE } from '../../../src/adapters/sqlite-timeseries/sqlite-timeseries-schema';
+import { AppError } from '../../../src/core/errors';
 import { Point } from '../../../src/timeseries/point';
 import { InvalidPointError } from '../../../src/timeseries/validate-points';
 import { aPoint, everything, openTempStore, pairsOf, T0, TempStore } from '../../helpers/timeseries-store';

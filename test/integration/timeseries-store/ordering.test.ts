@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { TIMESERIES_FILE } from '../../../src/adapters/sqlite-timeseries-schema';
+import { TIMESERIES_FILE } from '../../../src/adapters/sqlite-timeseries/sqlite-timeseries-schema';
 import { aPoint, everything, openTempStore, pairsOf, T0, TempStore, TINY_LAYOUT } from '../../helpers/timeseries-store';
 
 const readAll = async (temp: TempStore) => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../../src/config';
+import { ConfigError, loadConfig } from '../../../src/config/config';
 import { aSelfSignedCertificate, TestCertificate } from '../../helpers/tls';
 
 /** The message loadConfig throws for `env`; fails when the configuration is accepted. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { decodeAnswer, failureOf } from '../../../src/adapters/kairosdb-client';
-import { QueryResponseBody } from '../../../src/adapters/kairosdb-codecs';
+import { decodeAnswer, failureOf } from '../../../src/adapters/kairosdb/kairosdb-client';
+import { QueryResponseBody } from '../../../src/adapters/kairosdb/kairosdb-codecs';
 import { KairosQueryError } from '../../../src/timeseries/query';
 
 const logger = pino({ level: 'silent' });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { forwardedQuery, forwardedTagsQuery } from '../../../src/adapters/kairosdb-query-body';
-import { metricBodies } from '../../../src/adapters/kairosdb-point-writer';
+import { forwardedQuery, forwardedTagsQuery } from '../../../src/adapters/kairosdb/kairosdb-query-body';
+import { metricBodies } from '../../../src/adapters/kairosdb/kairosdb-point-writer';
 import { validateQuery } from '../../../src/timeseries/query';
 
 const NOW = Date.UTC(2024, 5, 1, 12);
@@ -28,6 +28,17 @@ describe('the query forwarded to KairosDB', () => {
       cache_time: 5, time_zone: 'Asia/Bangkok', start_absolute: NOW - 2 * HOUR, end_absolute: NOW - HOUR,
       metrics: [{ name: 'm', tags: { attr: ['t'] }, limit: 3, order: 'desc' }],
     });
+  });
+
+  it('leaves out a dev return_type KairosDB 1.2.1 cannot read, which the engine reads as the plain deviation', () => {
+    const dev = (return_type: unknown) => ({ name: 'dev', return_type, sampling: { value: 1, unit: 'hours' } });
+    const { requests } = forward({ start_absolute: 0, end_absolute: 100, metrics: [{ name: 'm', aggregators: [dev('POS_SD'), dev(null), dev('neg_sd')] }] });
+
+    expect((requests[0].body.metrics as { aggregators: unknown[] }[])[0].aggregators).to.deep.equal([
+      { name: 'dev', sampling: { value: 1, unit: 'hours' } },
+      { name: 'dev', sampling: { value: 1, unit: 'hours' } },
+      dev('neg_sd'),
+    ]);
   });
 
   it('sends metrics whose ranges differ in separate requests (KairosDB 1.2.1 ignores per-metric ranges)', () => {

@@ -111,7 +111,7 @@ describe('query properties (fast-check)', function () {
     ['end before start', (q) => ({ ...q, end_relative: undefined, end_absolute: -1 })],
     ['metric without name', (q) => ({ ...q, metrics: [{ tags: {} }] })],
     ['empty tag value', (q) => ({ ...q, metrics: [{ name: 'm', tags: { attr: [''] } }] })],
-    ['bad limit', (q) => ({ ...q, metrics: [{ name: 'm', limit: 0 }] })],
+    ['bad limit', (q) => ({ ...q, metrics: [{ name: 'm', limit: -1 }] })],
     ['bad order', (q) => ({ ...q, metrics: [{ name: 'm', order: 'sideways' }] })],
     ['unknown aggregator', (q) => ({ ...q, metrics: [{ name: 'm', aggregators: [{ name: 'median' }] }] })],
     ['unknown aggregator member', (q) => ({ ...q, metrics: [{ name: 'm', aggregators: [{ name: 'avg', window: 3 }] }] })],

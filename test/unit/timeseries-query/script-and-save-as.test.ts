@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AppError } from '../../../src/errors';
+import { AppError } from '../../../src/core/errors';
 import { ScriptSandbox } from '../../../src/timeseries/query';
 import { MemorySeriesSource } from '../../helpers/memory-series-source';
 import { query, runErrorsOf, valuesOf } from '../../helpers/kairos-query';
@@ -96,6 +96,23 @@ describe('save_as (reference §6.2)', () => {
     const store = new MemorySeriesSource().withSeries('dev-1', { attr: 'temp' }, [[1000, 20]]);
     await query(store, { start_absolute: 0, end_absolute: 10_000, metrics: [{ name: 'dev-1', aggregators: [{ name: 'save_as', metric_name: 'copy', add_saved_from: false, tags: { k: 'v' } }] }] });
     expect(store.written[0][0].tags).to.deep.equal({ k: 'v' });
+  });
+
+  it('refuses tags that repeat a tag of a tag grouper, or saved_from, as KairosDB refuses them (Multiple entries with same key)', async () => {
+    const store = new MemorySeriesSource().withSeries('dev-1', { attr: 'temp' }, [[1000, 20]]);
+    const grouped = (tags: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+      start_absolute: 0, end_absolute: 10_000,
+      metrics: [{ name: 'dev-1', group_by: [{ name: 'tag', tags: ['room', 'attr'] }], aggregators: [{ name: 'save_as', metric_name: 'copy', tags, ...extra }] }],
+    });
+
+    expect(await runErrorsOf(store, grouped({ attr: 'x' }))).to.deep.equal([
+      'query.metric[0].aggregators[0].tags.attr repeats a tag of the tag group_by: KairosDB refuses it (Multiple entries with same key)',
+    ]);
+    expect(await runErrorsOf(store, grouped({ saved_from: 'x' }))).to.deep.equal([
+      'query.metric[0].aggregators[0].tags.saved_from repeats the tag add_saved_from adds: KairosDB refuses it (Multiple entries with same key)',
+    ]);
+    await query(store, grouped({ saved_from: 'x' }, { add_saved_from: false }));
+    expect(store.written).to.have.length(1);
   });
 
   it('requires metric_name before running', async () => {

@@ -66,8 +66,12 @@ describe('query rules of spec 2.6 where they tighten KairosDB (issue 3 §3)', ()
     expect(errorsOf({ start_absolute: 1000, end_absolute: 1000, metrics: [{ name: 'm' }] })).to.deep.equal(['query.metric[0].end_time must be greater than the start time']);
   });
 
-  it('requires limit to be a positive integer', () => {
-    for (const limit of [0, -1, 1.5, 'ten']) {
+  it('takes limit 0 as no limit, like KairosDB (Grafana sends it on every query)', () => {
+    expect(validateQuery({ ...START, metrics: [{ name: 'm', limit: 0 }] }, NOW).metrics[0].limit).to.equal(0);
+  });
+
+  it('requires any other limit to be a positive integer', () => {
+    for (const limit of [-1, 1.5, 'ten']) {
       expect(errorsOf({ ...START, metrics: [{ name: 'm', limit }] })[0], String(limit)).to.match(/^query\.metric\[0\]\.limit /);
     }
     expect(validateQuery({ ...START, metrics: [{ name: 'm', limit: '10' }] }, NOW).metrics[0].limit).to.equal(10);

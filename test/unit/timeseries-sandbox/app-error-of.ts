@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AppError } from '../../../src/errors';
+import { AppError } from '../../../src/core/errors';
 
 /** The AppError `promise` rejects with; fails the test when it resolves or rejects with anything else. */
 export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { AppError } from '../../../src/errors';
+import { AppError } from '../../../src/core/errors';
 import { createQuickJsSandbox, QuickJsSandbox } from '../../../src/timeseries/sandbox/quickjs-sandbox';
 
 /**

@@ -1,0 +1,75 @@
+/**
+ * The MQTT backbone's topics (issue 4 §2). Every node subscribes to `openpie/v1/#` and publishes:
+ *
+ * | Topic                                       | Payload                        | What it says                            |
+ * |---------------------------------------------|--------------------------------|-----------------------------------------|
+ * | `openpie/v1/msg/g/{project}/{group}/@msg/…` | the message                    | a group message (`$openpie/g/…` inside) |
+ * | `openpie/v1/msg/d/{deviceid}/@private/…`    | the message                    | a private message (`$openpie/d/…`)      |
+ * | `openpie/v1/presence/{node}`                | JSON PresenceReport            | the node's device connections           |
+ * | `openpie/v1/hello/{node}`                   | empty                          | the node (re)joined: send full reports  |
+ * | `openpie/v1/bye/{node}`                     | empty                          | the node left (also its Last Will)      |
+ * | `openpie/v1/kick/{deviceid}`                | JSON `{"reason"}`              | close the device's sessions everywhere  |
+ * | `openpie/v1/changed/{node}`                 | JSON `{"kind","key"}`          | shared state changed: drop cached copies |
+ *
+ * Message topics keep the scope of the internal topic, so group and private isolation cross nodes unchanged, and do
+ * not name the node that published: a retained message then has one backbone copy per topic, whichever node set it.
+ * Internal topics start with `$` (topics.ts); brokers keep `$` topics for themselves [MQTT-4.7.2-1], hence the
+ * mapping. `v1` names this layout, so a later one can run beside it during a rolling upgrade.
+ */
+export const BACKBONE_ROOT = 'openpie/v1';
+export const BACKBONE_FILTER = `${BACKBONE_ROOT}/#`;
+
+const INTERNAL_ROOT = '$openpie/';
+const MESSAGES = `${BACKBONE_ROOT}/msg/`;
+
+export type BackboneTopic =
+  | { kind: 'message'; internalTopic: string }
+  | { kind: 'presence' | 'hello' | 'bye' | 'changed'; node: string }
+  | { kind: 'kick'; deviceid: string };
+
+/** `g/{project}/{group}/@msg/{topic}` or `d/{deviceid}/@private/{topic}`: the only internal topics nodes share. */
+function isSharedScope(scoped: string): boolean {
+  const levels = scoped.split('/');
+  const filled = (n: number) => levels.slice(0, n).every((l) => l !== '') && levels.length > n;
+  if (levels[0] === 'g') return levels[3] === '@msg' && filled(4);
+  if (levels[0] === 'd') return levels[2] === '@private' && filled(3);
+  return false;
+}
+
+/**
+ * The backbone topic of an internal one, or undefined for topics that stay on their node: the broker's own
+ * (`$openpie/served`) and shadow notices, which only the device that asked, connected here, may receive.
+ */
+export function messageTopic(internalTopic: string): string | undefined {
+  if (!internalTopic.startsWith(INTERNAL_ROOT)) return undefined;
+  const scoped = internalTopic.slice(INTERNAL_ROOT.length);
+  return isSharedScope(scoped) ? MESSAGES + scoped : undefined;
+}
+
+export const presenceTopic = (node: string) => `${BACKBONE_ROOT}/presence/${node}`;
+export const helloTopic = (node: string) => `${BACKBONE_ROOT}/hello/${node}`;
+export const byeTopic = (node: string) => `${BACKBONE_ROOT}/bye/${node}`;
+export const kickTopic = (deviceid: string) => `${BACKBONE_ROOT}/kick/${deviceid}`;
+export const changedTopic = (node: string) => `${BACKBONE_ROOT}/changed/${node}`;
+
+/** What a topic received from the backbone means, or undefined when it is none of ours. */
+export function parseBackboneTopic(topic: string): BackboneTopic | undefined {
+  if (topic.startsWith(MESSAGES)) {
+    const scoped = topic.slice(MESSAGES.length);
+    return isSharedScope(scoped) ? { kind: 'message', internalTopic: INTERNAL_ROOT + scoped } : undefined;
+  }
+  if (!topic.startsWith(`${BACKBONE_ROOT}/`)) return undefined;
+  const [kind, id, ...more] = topic.slice(BACKBONE_ROOT.length + 1).split('/');
+  if (id === undefined || id === '' || more.length > 0) return undefined;
+  switch (kind) {
+    case 'presence':
+    case 'hello':
+    case 'bye':
+    case 'changed':
+      return { kind, node: id };
+    case 'kick':
+      return { kind, deviceid: id };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,197 @@
+import { types } from 'cassandra-driver';
+import * as t from 'io-ts';
+import { Device } from '../../devices/device';
+import { DeviceFilter, DeviceStore } from '../../devices/port';
+import { BigintNumber, decodeRow } from './cassandra-codecs';
+import { CassandraConnection } from './cassandra-client';
+import { translateCassandraError } from './cassandra-errors';
+import { createDeviceNames, DeviceName, holds, NameRow } from './cassandra-device-names';
+
+const DeviceRow = t.type({
+  deviceid: t.string,
+  token: t.string,
+  secret: t.string,
+  alias: t.string,
+  groupid: t.string,
+  projectid: t.string,
+  enabled: t.boolean,
+  banned: t.boolean,
+  description: t.string,
+  livenessttl: t.number,
+  created: BigintNumber,
+});
+
+/** `token` is a reserved word of CQL, hence quoted. */
+const COLUMNS = 'deviceid, "token", secret, alias, groupid, projectid, enabled, banned, description, livenessttl, created';
+
+export interface CassandraDeviceStoreOptions {
+  now?: () => number;
+  /** See cassandra-device-names.ts; a test makes it small to take over a claim left behind. */
+  staleClaimAfterMs?: number;
+}
+
+/** Devices read at once by a listing. */
+const LIST_CONCURRENCY = 32;
+/** Tries of a replace that keeps losing to concurrent renames of the same device. */
+const MAX_REPLACE_ATTEMPTS = 5;
+
+const applied = (rs: types.ResultSet) => rs.first().get('[applied]') === true;
+/** A conditional write on a row that does not exist answers with `[applied]` alone. */
+const rowMissing = (rs: types.ResultSet) => rs.first().get('alias') == null;
+const nameOf = (d: Pick<Device, 'projectid' | 'groupid' | 'alias'>): DeviceName => ({
+  projectid: d.projectid,
+  groupid: d.groupid,
+  alias: d.alias,
+});
+
+/** Byte order of the UTF-8 encodings, the order SQLite's ORDER BY gives (and the contract suites check). */
+const compareUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const byName = (a: NameRow, b: NameRow) =>
+  compareUtf8(a.projectid, b.projectid) || compareUtf8(a.groupid, b.groupid) || compareUtf8(a.alias, b.alias);
+
+async function mapConcurrently<A, B>(items: readonly A[], limit: number, fn: (item: A) => Promise<B>): Promise<B[]> {
+  const out: B[] = new Array<B>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * The registry in Cassandra (cassandra-schema.ts): `devices` holds the records, `device_names` the aliases
+ * (cassandra-device-names.ts), and each device's shadow partition is created and deleted with it. Every write is a
+ * lightweight transaction, so that none of them races another on the same row.
+ */
+export function createCassandraDeviceStore(conn: CassandraConnection, options: CassandraDeviceStoreOptions = {}): DeviceStore {
+  const { client, tables } = conn;
+  const now = options.now ?? Date.now;
+  const cql = {
+    select: `SELECT ${COLUMNS} FROM ${tables.devices} WHERE deviceid = ?`,
+    insert: `INSERT INTO ${tables.devices} (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
+    // Conditional on the name read before, so that a rename never slips past the claims (see replaceDevice).
+    replace: `UPDATE ${tables.devices} SET "token" = ?, secret = ?, alias = ?, groupid = ?, enabled = ?, banned = ?,
+                description = ?, livenessttl = ? WHERE deviceid = ? IF alias = ? AND groupid = ?`,
+    remove: `DELETE FROM ${tables.devices} WHERE deviceid = ? IF alias = ? AND groupid = ?`,
+    // rev 0: a shadow never written, which writes can compare-and-set (cassandra-shadow-store.ts).
+    createShadow: `INSERT INTO ${tables.shadows} (deviceid, rev, tail) VALUES (?, 0, minTimeuuid(0)) IF NOT EXISTS`,
+    // The outbox rows and `tail` stay: points a write queued still go to the time-series store.
+    removeShadow: `DELETE rev, data, modified, data_time FROM ${tables.shadows} WHERE deviceid = ? IF rev != null`,
+  };
+
+  async function getDevice(deviceid: string): Promise<Device | undefined> {
+    const row = (await client.execute(cql.select, [deviceid])).first();
+    return row === null ? undefined : decodeRow(DeviceRow, row);
+  }
+
+  const names = createDeviceNames(conn, { getDevice, now, staleAfterMs: options.staleClaimAfterMs ?? 60_000 });
+
+  /** Best effort: whatever this leaves behind is harmless (a stale claim, a shadow without its device). */
+  const quietly = async (undo: () => Promise<unknown>) => {
+    await undo().catch(() => undefined);
+  };
+
+  /** The claims' devices that still hold them, in the claims' order. */
+  async function devicesHolding(claims: readonly NameRow[]): Promise<Device[]> {
+    const devices = await mapConcurrently(claims, LIST_CONCURRENCY, (claim) => getDevice(claim.deviceid));
+    return devices.filter((d, i): d is Device => d !== undefined && holds(d, claims[i]));
+  }
+
+  const translated =
+    <A extends unknown[], R>(what: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        throw translateCassandraError(err, what);
+      }
+    };
+
+  return {
+    insertDevice: translated('register device', async (device: Device) => {
+      const inUse = new Error(`device id ${device.deviceid} is already in use`);
+      if (await getDevice(device.deviceid)) throw inUse;
+      const name = nameOf(device);
+      const owner = await names.claim(name, device.deviceid);
+      try {
+        if (!applied(await client.execute(cql.createShadow, [device.deviceid]))) throw inUse;
+        const values = [device.deviceid, device.token, device.secret, device.alias, device.groupid, device.projectid,
+          device.enabled, device.banned, device.description, device.livenessttl, types.Long.fromNumber(device.created)];
+        if (!applied(await client.execute(cql.insert, values))) throw inUse;
+      } catch (err) {
+        await quietly(() => names.release(name, owner));
+        throw err;
+      }
+    }),
+
+    getDevice: translated('read device', getDevice),
+
+    findDevicesByAlias: translated('find devices by alias', async (projectid: string, alias: string) => {
+      const claims = (await names.byAlias(projectid, alias)).sort(byName);
+      return devicesHolding(claims);
+    }),
+
+    listDevices: translated('list devices', async (filter: DeviceFilter) => {
+      const claims = (await names.list(filter.projectid))
+        .filter((c) => filter.groupid === undefined || c.groupid === filter.groupid)
+        .sort(byName);
+      return devicesHolding(claims);
+    }),
+
+    /**
+     * A rename claims the new name, then changes the record if it still has the name read before, then releases the
+     * old name; a concurrent rename of the same device makes the condition fail, and the whole is tried again.
+     */
+    replaceDevice: translated('update device', async (device: Device) => {
+      for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
+        const current = await getDevice(device.deviceid);
+        if (current === undefined) return false;
+        const before = nameOf(current);
+        // The project never changes (the SQLite adapter does not update it either).
+        const after = nameOf({ ...device, projectid: current.projectid });
+        const renamed = before.groupid !== after.groupid || before.alias !== after.alias;
+        const oldOwner = renamed ? await names.ownerOf(before, device.deviceid) : undefined;
+        const newOwner = renamed ? await names.claim(after, device.deviceid) : undefined;
+        const params = [device.token, device.secret, after.alias, after.groupid, device.enabled, device.banned,
+          device.description, device.livenessttl, device.deviceid, before.alias, before.groupid];
+        let result: types.ResultSet;
+        try {
+          result = await client.execute(cql.replace, params);
+        } catch (err) {
+          if (newOwner) await quietly(() => names.release(after, newOwner));
+          throw err;
+        }
+        if (applied(result)) {
+          if (oldOwner) await quietly(() => names.release(before, oldOwner));
+          return true;
+        }
+        if (newOwner) await quietly(() => names.release(after, newOwner));
+        if (rowMissing(result)) return false;
+      }
+      throw new Error(`device ${device.deviceid}: too many concurrent updates`);
+    }),
+
+    /** The record first, then the shadow, then the name: an interruption leaves only harmless leftovers. */
+    deleteDevice: translated('delete device', async (deviceid: string) => {
+      for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
+        const current = await getDevice(deviceid);
+        if (current === undefined) return false;
+        const name = nameOf(current);
+        const owner = await names.ownerOf(name, deviceid);
+        const result = await client.execute(cql.remove, [deviceid, name.alias, name.groupid]);
+        if (!applied(result)) {
+          if (rowMissing(result)) return false;
+          continue;
+        }
+        await client.execute(cql.removeShadow, [deviceid]);
+        if (owner) await quietly(() => names.release(name, owner));
+        return true;
+      }
+      throw new Error(`device ${deviceid}: too many concurrent updates`);
+    }),
+  };
+}

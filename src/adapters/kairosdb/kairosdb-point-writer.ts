@@ -1,0 +1,76 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { Logger } from 'pino';
+import { Point } from '../../timeseries/point';
+import { PointWriter } from '../../timeseries/port';
+import { assertValidPoints, InvalidPointError } from '../../timeseries/validate-points';
+import { errorsOf, KairosDbClient, unavailable } from './kairosdb-client';
+
+const gzipAsync = promisify(gzip);
+
+/** One metric object of KairosDB's write body (reference §2.1). */
+interface MetricBody {
+  name: string;
+  tags: Readonly<Record<string, string>>;
+  type: 'double';
+  datapoints: [number, number][];
+}
+
+/**
+ * Points into KairosDB: `POST /api/v1/datapoints`, one gzip body (`Content-Type: application/gzip`, reference §2.7)
+ * per call, one metric object per series. KairosDB answers 204 once the points are in its on-disk queue; they become
+ * readable about a second later (infra/README.md).
+ *
+ * - Every point goes as a double (`"type": "double"`), as the embedded store keeps them: KairosDB infers long or
+ *   double from each value's text and keeps them in separate series (§2.3, §2.4), so `20` then `20.5` at one
+ *   timestamp would come back as two points, and its per-row `limit` (§4.2) would count each half apart.
+ * - A (series, timestamp) given twice in one call is sent once, with its last value: KairosDB would store both in one
+ *   Cassandra batch, where the tie does not go to the last one.
+ * - A failure (refused, timed out, 5xx) throws AppError BACKEND_UNAVAILABLE: the outbox relay keeps the points and
+ *   retries; a retry of points KairosDB did take rewrites the same values. A 400 means KairosDB refuses the points
+ *   themselves, which no retry cures: InvalidPointError, which the relay logs and drops (validation here makes it a
+ *   bug of ours).
+ */
+export function createKairosDbPointWriter(client: KairosDbClient, logger: Logger): PointWriter {
+  return {
+    async writePoints(points: readonly Point[]) {
+      assertValidPoints(points);
+      if (points.length === 0) return;
+      const body = await gzipAsync(JSON.stringify(metricBodies(points)));
+      const res = await client.request('POST', '/datapoints', { data: body, headers: { 'content-type': 'application/gzip' } });
+      if (res.status === 204 || res.status === 200) return;
+      if (res.status === 400) throw new InvalidPointError(`KairosDB refused the points: ${errorsOf(res.data).join('; ')}`);
+      logger.warn({ status: res.status, body: res.data }, 'KairosDB refused a write');
+      throw unavailable(`KairosDB answered ${res.status} to a write`);
+    },
+  };
+}
+
+/** Groups points by series (metric + tags), keeping the last value of a repeated timestamp in its first place. */
+export function metricBodies(points: readonly Point[]): MetricBody[] {
+  const bySeries = new Map<string, { body: MetricBody; at: Map<number, number> }>();
+  // The sorted tags of each tags object, made once: the points of one field share theirs (timeseries/shadow-points.ts).
+  const tagKeys = new Map<object, string>();
+  const tagsKeyOf = (tags: Point['tags']) => {
+    let key = tagKeys.get(tags);
+    if (key === undefined) tagKeys.set(tags, (key = JSON.stringify(Object.entries(tags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))));
+    return key;
+  };
+  for (const p of points) {
+    // The metric's length first, so that no metric and tags can read as another pair.
+    const key = `${p.metric.length}:${p.metric}${tagsKeyOf(p.tags)}`;
+    let series = bySeries.get(key);
+    if (series === undefined) {
+      series = { body: { name: p.metric, tags: p.tags, type: 'double', datapoints: [] }, at: new Map() };
+      bySeries.set(key, series);
+    }
+    const index = series.at.get(p.timestamp);
+    if (index === undefined) {
+      series.at.set(p.timestamp, series.body.datapoints.length);
+      series.body.datapoints.push([p.timestamp, p.value]);
+    } else {
+      series.body.datapoints[index][1] = p.value;
+    }
+  }
+  return [...bySeries.values()].map((s) => s.body);
+}

@@ -1,0 +1,83 @@
+import type { Database } from 'better-sqlite3';
+import * as t from 'io-ts';
+import { decodeOrThrow } from '../../core/decode-errors';
+import { Device } from '../../devices/device';
+import { DeviceFilter, DeviceStore } from '../../devices/port';
+import { AppError } from '../../core/errors';
+
+const DeviceRow = t.type({
+  deviceid: t.string,
+  token: t.string,
+  secret: t.string,
+  alias: t.string,
+  groupid: t.string,
+  projectid: t.string,
+  enabled: t.number,
+  banned: t.number,
+  description: t.string,
+  livenessttl: t.number,
+  created: t.number,
+});
+
+const toDevice = (row: unknown): Device => {
+  const r = decodeOrThrow(DeviceRow, row, 'INTERNAL');
+  return { ...r, enabled: r.enabled === 1, banned: r.banned === 1 };
+};
+
+const toRow = (d: Device) => ({ ...d, enabled: d.enabled ? 1 : 0, banned: d.banned ? 1 : 0 });
+
+function translate(err: unknown, device: Device): never {
+  if (err instanceof Error && 'code' in err && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    throw new AppError('ALIAS_TAKEN', `alias "${device.alias}" is already used in group ${device.groupid}`);
+  }
+  throw err;
+}
+
+export function createSqliteDeviceStore(db: Database): DeviceStore {
+  const insert = db.prepare(
+    `INSERT INTO devices (deviceid, token, secret, alias, groupid, projectid, enabled, banned, description, livenessttl, created)
+     VALUES (@deviceid, @token, @secret, @alias, @groupid, @projectid, @enabled, @banned, @description, @livenessttl, @created)`,
+  );
+  const replace = db.prepare(
+    `UPDATE devices SET token = @token, secret = @secret, alias = @alias, groupid = @groupid, enabled = @enabled,
+       banned = @banned, description = @description, livenessttl = @livenessttl
+     WHERE deviceid = @deviceid`,
+  );
+  const byId = db.prepare('SELECT * FROM devices WHERE deviceid = ?');
+  const byAlias = db.prepare('SELECT * FROM devices WHERE projectid = ? AND alias = ?');
+  const remove = db.prepare('DELETE FROM devices WHERE deviceid = ?');
+  const list = db.prepare(
+    `SELECT * FROM devices WHERE (@projectid IS NULL OR projectid = @projectid) AND (@groupid IS NULL OR groupid = @groupid)
+     ORDER BY projectid, groupid, alias`,
+  );
+
+  return {
+    async insertDevice(device) {
+      try {
+        insert.run(toRow(device));
+      } catch (err) {
+        translate(err, device);
+      }
+    },
+    async getDevice(deviceid) {
+      const row = byId.get(deviceid);
+      return row === undefined ? undefined : toDevice(row);
+    },
+    async findDevicesByAlias(projectid, alias) {
+      return byAlias.all(projectid, alias).map(toDevice);
+    },
+    async listDevices(filter: DeviceFilter) {
+      return list.all({ projectid: filter.projectid ?? null, groupid: filter.groupid ?? null }).map(toDevice);
+    },
+    async replaceDevice(device) {
+      try {
+        return replace.run(toRow(device)).changes === 1;
+      } catch (err) {
+        return translate(err, device);
+      }
+    },
+    async deleteDevice(deviceid) {
+      return remove.run(deviceid).changes === 1;
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import type Database from 'better-sqlite3';
+import { Readable } from 'node:stream';
+import { decodeValue, encodeValue, plainPacket } from '../../sessions/packet-codec';
+import { MatchedSubscription, SessionPacket, SessionStore, SessionSubscription, SubscriptionRecord } from '../../sessions/port';
+import { headRange, headsOf, literalHead, matchSubscriptions, topicTester } from '../../sessions/topic-match';
+import { openSessionDatabase } from './sqlite-session-schema';
+import { sqliteSessionQueue } from './sqlite-session-queue';
+
+export interface SqliteSessionStoreOptions {
+  /** The database file (sqlite-session-schema.ts `sessionDatabaseFile`); created when missing. */
+  file: string;
+  /** Messages one session's queue holds; a full queue drops its oldest. 0: no bound. */
+  queueLimit: number;
+}
+
+interface SubscriptionRow {
+  client_id: string;
+  topic: string;
+  record: Buffer;
+}
+
+/** The record aedes-persistence's reference keeps, `{qos, rh, rap, nl}`, and an MQTT 5 identifier when given. */
+function recordOf(sub: SessionSubscription): SubscriptionRecord {
+  const record: SubscriptionRecord = { qos: sub.qos, rh: sub.rh, rap: sub.rap, nl: sub.nl };
+  if (sub.subscriptionIdentifier !== undefined) record.subscriptionIdentifier = sub.subscriptionIdentifier;
+  return record;
+}
+
+const isEmpty = (payload: SessionPacket['payload']) => payload === undefined || payload.length === 0;
+
+/**
+ * The embedded session store (SESSION_STORE=sqlite, the default): aedes' persistence on SQLite in DATA_DIR, WAL
+ * with synchronous=FULL like every database of the service, so whatever a method resolved is on disk. better-sqlite3
+ * runs each call to completion, so a method is atomic; multi-statement ones are transactions. One process only: nodes
+ * of a cluster need a shared store (Redis).
+ */
+export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStoreOptions): SessionStore & { readonly broker: { id: string } } {
+  const db: Database.Database = openSessionDatabase(file);
+  const queue = sqliteSessionQueue(db, queueLimit);
+  let broker: { id: string } = { id: 'unset' };
+  let destroyed = false;
+
+  const upsertSub = db.prepare(
+    `INSERT INTO subscriptions (client_id, topic, qos, head, record) VALUES (@client, @topic, @qos, @head, @record)
+     ON CONFLICT (client_id, topic) DO UPDATE SET qos = excluded.qos, head = excluded.head, record = excluded.record`,
+  );
+  const deleteSub = db.prepare('DELETE FROM subscriptions WHERE client_id = ? AND topic = ?');
+  const subsOf = db.prepare<[string], SubscriptionRow>('SELECT topic, record FROM subscriptions WHERE client_id = ? ORDER BY rowid');
+  const clientsOf = db.prepare<[string], string>('SELECT client_id FROM subscriptions WHERE topic = ? ORDER BY client_id').pluck();
+  const counts = db.prepare(
+    'SELECT count(*) FILTER (WHERE qos > 0) AS subsCount, count(DISTINCT client_id) AS clientsCount FROM subscriptions',
+  );
+  const endSession = db.transaction((clientId: string, withWill: boolean) => {
+    for (const table of ['subscriptions', 'outgoing', 'sessions', ...(withWill ? ['incoming', 'wills'] : [])]) {
+      db.prepare(`DELETE FROM ${table} WHERE client_id = ?`).run(clientId);
+    }
+  });
+  const putRetained = db.prepare('INSERT OR REPLACE INTO retained (topic, packet) VALUES (?, ?)');
+  const delRetained = db.prepare('DELETE FROM retained WHERE topic = ?');
+  const hasRetained = db.prepare<[string], number>('SELECT 1 FROM retained WHERE topic = ?').pluck();
+  const retainedIn = db.prepare<[string, string], number>('SELECT count(*) FROM retained WHERE topic >= ? AND topic < ?').pluck();
+  const retainedRange = db.prepare<[string, string], { topic: string; packet: Buffer }>(
+    'SELECT topic, packet FROM retained WHERE topic >= ? AND topic < ? ORDER BY topic',
+  );
+  const putWill = db.prepare('INSERT OR REPLACE INTO wills (client_id, broker_id, stored_at, packet) VALUES (?, ?, ?, ?)');
+  const getWill = db.prepare<[string], { broker_id: string; packet: Buffer }>('SELECT broker_id, packet FROM wills WHERE client_id = ?');
+  const delWill = db.prepare('DELETE FROM wills WHERE client_id = ?');
+  const allWills = db.prepare<[], { broker_id: string; packet: Buffer }>('SELECT broker_id, packet FROM wills ORDER BY stored_at');
+  const touch = db.prepare(
+    `INSERT INTO sessions (client_id, touched_at) VALUES (?, ?)
+     ON CONFLICT (client_id) DO UPDATE SET touched_at = excluded.touched_at`,
+  );
+  const dropped = db.prepare<[string], number>('SELECT dropped FROM sessions WHERE client_id = ?').pluck();
+  const resetDropped = db.prepare('UPDATE sessions SET dropped = 0 WHERE client_id = ?');
+  const idle = db.prepare<[number], string>('SELECT client_id FROM sessions WHERE touched_at < ?').pluck();
+
+  /** One statement per number of heads (a topic of n levels has n + 1), prepared once. */
+  const byHeadCount = new Map<number, Database.Statement<string[], SubscriptionRow>>();
+  const subsWithHeads = (count: number) => {
+    let statement = byHeadCount.get(count);
+    if (!statement) {
+      const marks = Array.from({ length: count }, () => '?').join(',');
+      statement = db.prepare<string[], SubscriptionRow>(
+        `SELECT client_id, topic, record FROM subscriptions WHERE qos > 0 AND head IN (${marks}) ORDER BY rowid`,
+      );
+      byHeadCount.set(count, statement);
+    }
+    return statement;
+  };
+
+  const addSubs = db.transaction((clientId: string, subs: SessionSubscription[]) => {
+    for (const sub of subs) {
+      upsertSub.run({ client: clientId, topic: sub.topic, qos: sub.qos, head: literalHead(sub.topic), record: encodeValue(recordOf(sub)) });
+    }
+  });
+  const removeSubs = db.transaction((clientId: string, topics: string[]) => {
+    for (const topic of topics) deleteSub.run(clientId, topic);
+  });
+  const storeWithin = db.transaction((packet: SessionPacket, scope: string, limit: number): boolean => {
+    const topic = packet.topic!;
+    if (isEmpty(packet.payload)) {
+      delRetained.run(topic);
+      return true;
+    }
+    if (!hasRetained.get(topic) && retainedIn.get(scope, `${scope}\u{10FFFF}`)! >= limit) return false;
+    putRetained.run(topic, encodeValue(plainPacket({ ...packet })));
+    return true;
+  });
+  const takeDropped = db.transaction((clientId: string) => {
+    const count = dropped.get(clientId) ?? 0;
+    if (count > 0) resetDropped.run(clientId);
+    return count;
+  });
+
+  /** Retained messages matching any of `patterns`, each topic once, read in one go (no cursor stays open). */
+  function retainedMatching(patterns: string[]): SessionPacket[] {
+    const matches = topicTester(patterns);
+    const found = new Map<string, SessionPacket>();
+    for (const pattern of patterns) {
+      const { from, to } = headRange(pattern);
+      for (const row of retainedRange.all(from, to)) {
+        if (!found.has(row.topic) && matches(row.topic)) found.set(row.topic, decodeValue<SessionPacket>(row.packet));
+      }
+    }
+    return [...found.values()];
+  }
+
+  return {
+    ...queue,
+    get broker() {
+      return broker;
+    },
+    async setup(aedes) {
+      broker = aedes;
+    },
+    async storeRetained(packet) {
+      if (isEmpty(packet.payload)) delRetained.run(packet.topic);
+      else putRetained.run(packet.topic, encodeValue(plainPacket({ ...packet })));
+    },
+    async storeRetainedWithin(packet, scope, limit) {
+      return storeWithin(packet, scope, limit);
+    },
+    createRetainedStream: (pattern) => Readable.from(retainedMatching([pattern])),
+    createRetainedStreamCombi: (patterns) => Readable.from(retainedMatching(patterns)),
+    async addSubscriptions(client, subs) {
+      addSubs(client.id, subs);
+    },
+    async removeSubscriptions(client, topics) {
+      removeSubs(client.id, topics);
+    },
+    async subscriptionsByClient(client) {
+      return subsOf.all(client.id).map((row) => ({ topic: row.topic, ...decodeValue<SubscriptionRecord>(row.record) }));
+    },
+    async subscriptionsByTopic(topic) {
+      const heads = headsOf(topic);
+      const rows = subsWithHeads(heads.length).all(...heads);
+      const candidates = rows.map((row): MatchedSubscription => {
+        const { qos, rh, rap, nl } = decodeValue<SubscriptionRecord>(row.record);
+        return { clientId: row.client_id, topic: row.topic, qos, rh, rap, nl };
+      });
+      return matchSubscriptions(candidates, topic);
+    },
+    async cleanSubscriptions(client) {
+      endSession(client.id, false);
+    },
+    async countOffline() {
+      return counts.get() as { subsCount: number; clientsCount: number };
+    },
+    getClientList: (topic) => Readable.from(clientsOf.all(topic)),
+    async putWill(client, packet) {
+      // Marked with its owner and client, as the reference does (the will sweep reads both).
+      packet.brokerId = broker.id;
+      packet.clientId = client.id;
+      putWill.run(client.id, broker.id, Date.now(), encodeValue(plainPacket(packet)));
+    },
+    async getWill(client) {
+      const row = getWill.get(client.id);
+      return row && decodeValue<SessionPacket>(row.packet);
+    },
+    async delWill(client) {
+      const row = getWill.get(client.id);
+      if (!row || (client.brokerId !== undefined && row.broker_id !== client.brokerId)) return undefined;
+      delWill.run(client.id);
+      return decodeValue<SessionPacket>(row.packet);
+    },
+    streamWill(brokers = {}) {
+      const wills = allWills.all().filter((row) => !brokers[row.broker_id]);
+      return Readable.from(wills.map((row) => decodeValue<SessionPacket>(row.packet)));
+    },
+    async touchSession(clientId, at) {
+      touch.run(clientId, at);
+    },
+    async takeDropped(clientId) {
+      return takeDropped(clientId);
+    },
+    async expireSessions(before, online) {
+      const ended = idle.all(before).filter((clientId) => !online(clientId));
+      for (const clientId of ended) endSession(clientId, true);
+      return ended;
+    },
+    async destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { AppError } from '../core/errors';
+import { parseJson } from '../core/json';
+import { MESSAGE_LIMITS } from '../messaging/limits';
+import { messagePropertiesFromText } from '../messaging/message-options';
+import { publishOptionsOf } from '../messaging/publish-options';
+import { MessagingService } from '../messaging/service';
+import { QuotaGate } from '../quotas/port';
+import { ApiCallMeter, createApiCallMeter } from '../quotas/api-call-meter';
+import { ShadowService } from '../shadows/service';
+import { SHADOW_LIMITS } from '../shadows/limits';
+import { shadowReply, shadowWriteReply } from '../shadows/replies';
+import { CHANGED, CONTENT } from './codes';
+import { CoapCall, CoapHandler, CoapReply, CoapRoute } from './routes';
+
+export interface CoapDeviceRoutesDeps {
+  messaging: MessagingService;
+  shadowService: ShadowService;
+  /** The API-call quota of the caller's project (issue 5 §5); none when absent. */
+  quotas?: QuotaGate;
+}
+
+
+/** JSON bodies are read leniently: NETPIE's own CoAP example sends `{data:{temp:30.4}}`, with unquoted keys. */
+function jsonOf({ contentFormat, payload }: CoapCall): unknown {
+  const json = contentFormat === undefined || contentFormat === 'application/json' || contentFormat === 'text/plain';
+  if (!json && !(typeof contentFormat === 'string' && contentFormat.endsWith('+json'))) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `expected Content-Format application/json (50), got ${contentFormat}`);
+  }
+  return parseJson(payload, 'lenient');
+}
+
+/** The CoAP device API: the REST routes of netpie reference §4, with the same use cases and rules. */
+export function coapDeviceRoutes({ messaging, shadowService, quotas }: CoapDeviceRoutesDeps): CoapRoute[] {
+  const publish: CoapHandler = async ({ caller, rest, payload, contentFormat, query }) => {
+    const topic = rest.join('/');
+    if (topic === '') throw new AppError('INVALID_TOPIC', 'no topic: use /message/{any}/{topic}');
+    // A named Content-Format is the message's MQTT 5 Content Type, as REST's Content-Type is (docs/coap.md).
+    const properties = typeof contentFormat === 'string' ? messagePropertiesFromText({ 'content-type': contentFormat }, payload) : undefined;
+    await messaging.publishMessage(caller, topic, payload, { ...publishOptionsOf(query.get('qos'), query.get('retain')), properties });
+    return { code: CHANGED, body: { message: `published to @msg/${topic}` } };
+  };
+
+  const readShadow: CoapHandler = async ({ caller, query }) => ({
+    code: CONTENT,
+    body: shadowReply(await shadowService.readShadow(caller, query.get('alias'))),
+  });
+
+  const writeShadow =
+    (merged: boolean): CoapHandler =>
+    async (call) => {
+      const result = await shadowService.writeShadow(call.caller, call.query.get('alias'), jsonOf(call), merged);
+      return { code: CHANGED, body: shadowWriteReply(result) };
+    };
+
+  const writeBatch =
+    (merged: boolean): CoapHandler =>
+    async (call) => ({
+      code: CHANGED,
+      body: await shadowService.writeBatch(call.caller, call.query.get('alias'), jsonOf(call), merged),
+    });
+
+  const routes: CoapRoute[] = [
+    { path: ['message'], open: true, maxPayloadBytes: MESSAGE_LIMITS.maxPayloadBytes, methods: { PUT: publish } },
+    {
+      path: ['shadow', 'data'],
+      open: false,
+      maxPayloadBytes: SHADOW_LIMITS.maxWriteBodyBytes,
+      // POST (overwrite) is not in NETPIE's CoAP table, but REST has it and nothing argues against it here.
+      methods: { GET: readShadow, PUT: writeShadow(true), POST: writeShadow(false) },
+    },
+    {
+      path: ['shadow', 'batch'],
+      open: false,
+      maxPayloadBytes: SHADOW_LIMITS.maxBatchBodyBytes,
+      methods: { PUT: writeBatch(true), POST: writeBatch(false) },
+    },
+  ];
+  if (!quotas) return routes;
+  const meter = createApiCallMeter(quotas, Date.now);
+  return routes.map((route) => ({
+    ...route,
+    methods: Object.fromEntries(Object.entries(route.methods).map(([method, handler]) => [method, handler && metered(meter, handler)])),
+  }));
+}
+
+/** CoAP calls are API calls like REST's (netpie reference §9 meters REST; CoAP is the same API). */
+function metered(meter: ApiCallMeter, handler: CoapHandler): CoapHandler {
+  return (call) => {
+    let reply: CoapReply | undefined;
+    const replyBytes = () => (reply ? Buffer.byteLength(JSON.stringify(reply.body)) : 0);
+    return meter.metered(call.caller.projectid, call.payload.length, async () => (reply = await handler(call)), replyBytes);
+  };
+}

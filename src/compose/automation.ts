@@ -1,0 +1,95 @@
+import type { Logger } from 'pino';
+import { version } from '../../package.json';
+import { ChangeFeed } from '../cluster/port';
+import { Config } from '../config/config';
+import { DeviceStore } from '../devices/port';
+import { MessageBus } from '../messaging/port';
+import { countBackendErrors } from '../metrics/backend-errors';
+import { ServiceMetrics } from '../metrics/service-metrics';
+import { createMqttMessageQuota } from '../mqtt/message-quota';
+import { createClusterQuotaService } from '../quotas/cluster-quota-service';
+import { QuotaService } from '../quotas/port';
+import { createQuotaService } from '../quotas/service';
+import { cachedSchemaStore } from '../schema/cached-schema-store';
+import { createSchemaService } from '../schema/service';
+import { createAddressGuard } from '../triggers/address-guard';
+import { cachedTriggerStore } from '../triggers/cached-trigger-store';
+import { createTriggerRunner } from '../triggers/runner';
+import { createTriggerService } from '../triggers/service';
+import { createWebhookSender } from '../triggers/webhook';
+import { AutomationStores, StoreBackend } from './store-backend';
+
+export interface AutomationDeps {
+  /** Where schemas, triggers, hooks, deliveries and quotas are kept (`store.automation`), and by which backend. */
+  store: Pick<StoreBackend, 'name' | 'automation'>;
+  /** Change notices between nodes (the backbone's), for what nodes share. */
+  changes: ChangeFeed;
+  /** How long a node uses what it read of shared state, in ms (src/cluster/read-cache.ts). */
+  sharedStateMaxAgeMs: number;
+  /** NODE_ID: this node's rows of the shared quota ledger. */
+  nodeId: string;
+  devices: DeviceStore;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  now: () => number;
+  webhooks: Config['webhooks'];
+  /** The bus of MESSAGE hooks, asked for when a hook runs (the broker is built after the shadow service). */
+  bus: () => MessageBus;
+}
+
+/**
+ * Schemas, quotas, triggers and event hooks (issue 5 §3-§5): what server.ts hands to the shadow service, the broker,
+ * CoAP, presence and the admin API. With STORE=sqlite they are the node's own, read from its database each time;
+ * with STORE=cassandra every node of the cluster shares them (issue 14), and each node keeps copies of what it reads
+ * on every write, dropped on the change notices of the others (docs/production.md "Shared state").
+ */
+export function createAutomation(deps: AutomationDeps) {
+  const { store, changes, devices, logger, metrics, now, webhooks, bus } = deps;
+  const backend = store.name;
+  const stores: AutomationStores = store.automation;
+  const shared = backend === 'cassandra';
+  const cache = { maxAgeMs: deps.sharedStateMaxAgeMs, now };
+  const schemaStore = countBackendErrors(backend, stores.schemas, metrics);
+  const schemas = createSchemaService({ schemas: shared ? cachedSchemaStore(schemaStore, changes, cache) : schemaStore, devices });
+  const onRefused = (quota: string) => metrics.countQuotaRefusal(quota);
+  const quotas: QuotaService =
+    stores.quotas.kind === 'local'
+      ? createQuotaService({ store: countBackendErrors(backend, stores.quotas.store, metrics), now, logger, onRefused })
+      : createClusterQuotaService({
+          limits: countBackendErrors(backend, stores.quotas.limits, metrics),
+          ledger: countBackendErrors(backend, stores.quotas.ledger, metrics),
+          node: deps.nodeId,
+          changes,
+          now,
+          logger,
+          onRefused,
+          limitsMaxAgeMs: deps.sharedStateMaxAgeMs,
+        });
+  const triggerStore = countBackendErrors(backend, stores.triggers, metrics);
+  const triggers = shared ? cachedTriggerStore(triggerStore, changes, cache) : triggerStore;
+  const deliveries = countBackendErrors(backend, stores.deliveries, metrics);
+  const guard = createAddressGuard(webhooks.allowHosts);
+  const runner = createTriggerRunner({
+    store: triggers,
+    log: deliveries,
+    devices,
+    quotas,
+    webhooks: createWebhookSender({ guard, timeoutMs: webhooks.timeoutMs, maxAttempts: webhooks.maxAttempts, userAgent: `openpie-webhook/${version}` }),
+    bus,
+    now,
+    logger,
+  });
+  return {
+    schemas,
+    quotas,
+    messageQuota: createMqttMessageQuota(quotas, logger, now),
+    triggers: createTriggerService({ store: triggers, log: deliveries, devices, guard }),
+    /** Runs triggers: ShadowDeps.onUpdated and Presence.observe take its methods. */
+    runner,
+    /** Lets deliveries under way finish and saves the quota counters; call before the stores close. */
+    async close() {
+      await runner.close();
+      await quotas.close();
+    },
+  };
+}

@@ -1,0 +1,305 @@
+import { mkdirSync } from 'node:fs';
+import { createServer as createHttpServer, Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createTcpServer, Server as TcpServer } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import type Database from 'better-sqlite3';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { version as VERSION } from '../../package.json';
+import { createMqttBackbone } from '../adapters/backbone/mqtt-backbone';
+import { openSqliteDatabase } from '../adapters/sqlite/sqlite-database';
+import { sqliteReadinessCheck } from '../adapters/sqlite/sqlite-readiness';
+import { registerNode } from '../cluster/node-registration';
+import { silentChangeFeed } from '../cluster/port';
+import { SHARED_STATE_MAX_AGE_MS } from '../cluster/read-cache';
+import { CoapServer, createCoapServer } from '../coap/server';
+import { adminLoginHint, resolveAdminToken } from '../config/admin-token';
+import { Config } from '../config/config';
+import { DemoMode, loopbackMqttUrl, reachableBaseUrl, startDemo } from '../demo/demo-mode';
+import { createDeviceCache } from '../devices/device-cache';
+import { createPresence } from '../devices/presence';
+import { createRegistry } from '../devices/service';
+import { ReadinessCheck } from '../health/port';
+import { createApp } from '../http/app';
+import { createGroupTraffic } from '../messaging/group-traffic';
+import { createMessagingService } from '../messaging/service';
+import { countBackendErrors } from '../metrics/backend-errors';
+import { createServiceMetrics } from '../metrics/service-metrics';
+import { observePointWriter, observeShadowWrites } from '../metrics/store-metrics';
+import { AedesBroker, createAedesBroker } from '../mqtt/broker';
+import { observeAedes } from '../mqtt/broker-metrics';
+import { mqttListenerReadinessCheck } from '../mqtt/listener-readiness';
+import { createAedesMessageWatch } from '../mqtt/message-watch';
+import { createMqttPublishLimit } from '../mqtt/publish-limit';
+import { createMqttOverWebSocket, MqttOverWebSocket } from '../mqtt/websocket';
+import { createKeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
+import { createShadowService } from '../shadows/service';
+import { createOutboxRelay } from '../timeseries/outbox-relay';
+import { createQuickJsSandbox } from '../timeseries/sandbox/quickjs-sandbox';
+import { createUserTokens } from '../tokens/user-tokens';
+import { createAutomation } from './automation';
+import { openSessionBackend } from './session-backend';
+import { openStoreBackend } from './store-backend';
+import { openTimeSeriesBackend } from './timeseries-backend';
+
+/** What the composition takes besides the configuration. */
+export interface ServiceOptions {
+  /** Checked by /readyz after the built-in ones (tests inject faults here). */
+  readinessChecks?: readonly ReadinessCheck[];
+  /**
+   * The registry and shadow database, opened by the caller and left open on close. Nodes of one cluster share their
+   * registry (in production through a shared store); test/integration/backbone runs two nodes of one process on one.
+   */
+  sharedDatabase?: Database.Database;
+  /** How long a node uses what it read of shared state (STORE=cassandra); tests shorten it to measure the bound. */
+  sharedStateMaxAgeMs?: number;
+}
+
+/** Every listener of the service, built and not listening; server.ts binds and closes them. */
+export interface Listeners {
+  http: HttpServer;
+  https?: HttpServer;
+  mqtt: TcpServer;
+  mqtts?: TcpServer;
+  /** MQTT over WebSocket on its own port (MQTT_WS_PORT); HTTP(S) serve it on /mqtt in any case. */
+  mqttWs?: HttpServer;
+  coap: CoapServer;
+}
+
+/** The service built: its listeners, and the parts of shutdown that are not about sockets. */
+export interface ComposedService {
+  adminToken: string;
+  /** The HTTP application, never listening itself (test/integration/docs lists its routes). */
+  app: Koa;
+  broker: AedesBroker;
+  mqttWs: MqttOverWebSocket;
+  listeners: Listeners;
+  /** Once every listener is bound: queued points go on, and demo mode starts. */
+  started(ports: { httpPort: number; mqttPort: number }): Promise<void>;
+  /** First step of shutdown: the demo stops and no more triggers fire (closing sessions would look like every device going offline). */
+  quiesce(): Promise<void>;
+  /** After the requests in flight, which may still publish through it. */
+  closeBackbone(): Promise<void>;
+  /** Last: the outbox, the sandbox, automation, the time-series store and the stores, in that order. */
+  closeBackends(): Promise<void>;
+}
+
+/** Resolves once `check` passes, or after `ms` anyway (the periodic upkeep tries again later). */
+async function whenReady(check: ReadinessCheck, ms: number): Promise<void> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100).unref())) {
+    if (await check.check().then(() => true, () => false)) return;
+  }
+}
+
+/**
+ * The composition root: config -> adapters -> services -> HTTP app, MQTT broker and CoAP server, with the Node
+ * servers that carry them. Never listens (server.ts does).
+ */
+export async function composeService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<ComposedService> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const admin = resolveAdminToken(config.adminToken, config.dataDir);
+  if (admin.created) {
+    // Printed once, on the start that made it; it stays in DATA_DIR/admin-token.
+    process.stdout.write(`admin token (kept in ${config.dataDir}/admin-token): ${admin.token}\n`);
+  }
+  const now = () => Date.now();
+  const metrics = createServiceMetrics();
+  const db = options.sharedDatabase ?? openSqliteDatabase(config.dataDir);
+  // STORE: the registry, shadows and point outbox in that database, or in Cassandra.
+  const store = await openStoreBackend(config.store, db, { userTokenKeyFile: config.userTokenKeyFile }).catch((err: unknown) => {
+    if (!options.sharedDatabase) db.close();
+    throw err;
+  });
+  // A shared store: one running node per NODE_ID, checked before anything is served.
+  const registration =
+    store.nodes &&
+    (await registerNode({ registry: store.nodes, nodeId: config.nodeId, logger }).catch(async (err: unknown) => {
+      await store.close();
+      if (!options.sharedDatabase) db.close();
+      throw err;
+    }));
+  // Every call reads its device: kept in memory, dropped on every change (devices/device-cache.ts). A failing store
+  // empties it, so that while the store is down devices are refused as unavailable, as without the cache.
+  const forgetDevices = () => devices.forgetAll();
+  const devices = createDeviceCache(countBackendErrors(store.name, store.devices, metrics, forgetDevices), { now });
+  const shadows = countBackendErrors(store.name, observeShadowWrites(store.shadows, metrics), metrics, forgetDevices);
+  // TIMESERIES: the embedded engine (SQLite in DATA_DIR) or KairosDB.
+  const timeseries = openTimeSeriesBackend(config, logger);
+  const writer = countBackendErrors('timeseries', observePointWriter(timeseries.writer, metrics), metrics);
+  const relay = createOutboxRelay(shadows, writer, logger);
+  // One bucket per device, shared by its REST Device API calls and its MQTT publishes.
+  const rateLimiter = createKeyedRateLimiter({ ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst });
+  const sandbox = createQuickJsSandbox({}, { workers: config.limits.sandbox.workers, perTenant: config.limits.sandbox.perCaller });
+  const queries = countBackendErrors('timeseries', timeseries.queries({ writer, sandbox }), metrics);
+  // BACKBONE_URL: this node joins others through an MQTT broker (docs/production.md "Production backends: MQTT backbone").
+  const backbone = config.backbone && createMqttBackbone({ ...config.backbone, nodeId: config.nodeId, presence: createPresence(now), logger });
+  const presence = backbone ? backbone.presence : createPresence(now);
+  // Admin changes of what nodes share (STORE=cassandra) are told to the other nodes, so they drop their copies.
+  const changes = backbone ? backbone.changes : silentChangeFeed();
+  // A device changed here is forgotten by the other nodes' caches at once; a missed notice ('all') forgets every device.
+  devices.onChange((deviceid) => changes.announce({ kind: 'device', key: deviceid }));
+  changes.listen((notice) => {
+    if (notice === 'all') devices.forgetAll();
+    else if (notice.kind === 'device') devices.forget(notice.key);
+  });
+  const sharedStateMaxAgeMs = options.sharedStateMaxAgeMs ?? SHARED_STATE_MAX_AGE_MS;
+  // `broker` is asked for only when a MESSAGE hook runs, once the service is listening.
+  const automation = createAutomation({
+    store,
+    changes,
+    sharedStateMaxAgeMs,
+    nodeId: config.nodeId,
+    devices,
+    logger,
+    metrics,
+    now,
+    webhooks: config.webhooks,
+    bus: () => broker.messages,
+  });
+  presence.observe(automation.runner.statusChanged);
+  const shadowService = createShadowService({
+    devices,
+    shadows,
+    relay,
+    now,
+    schemaFor: automation.schemas.schemaFor,
+    quotas: automation.quotas,
+    onUpdated: automation.runner.shadowUpdated,
+  });
+  // SESSION_STORE: MQTT sessions and retained messages in SQLite (DATA_DIR) or Redis (shared by the cluster).
+  const sessionBackend = openSessionBackend(config);
+  const broker = await createAedesBroker({
+    devices,
+    presence,
+    shadowService,
+    logger,
+    publishLimit: createMqttPublishLimit(rateLimiter, metrics, logger),
+    relay: backbone?.relay,
+    messageQuota: automation.messageQuota,
+    sessions: { ...sessionBackend, settings: config.sessions },
+    nodeId: config.nodeId,
+    metrics,
+  });
+  // Wills of connections a crash cut, before devices can connect again (with a backbone: once it is up, see upkeep).
+  if (!backbone) await broker.upkeep.publishOrphanedWills();
+  const cluster = backbone ? backbone.join(broker) : broker;
+  observeAedes(broker.aedes, metrics);
+  const mqtt = createTcpServer((socket) => broker.aedes.handle(socket));
+  const tlsOptions = config.tls && { cert: config.tls.cert, key: config.tls.key };
+  const mqtts = tlsOptions && createTlsServer(tlsOptions, (socket) => broker.aedes.handle(socket));
+  const mqttWs = createMqttOverWebSocket(broker.aedes);
+  const registry = createRegistry({ devices, sessions: cluster.sessions, now });
+  const messaging = createMessagingService({ bus: broker.messages });
+  const userTokens = await createUserTokens({
+    keys: countBackendErrors(store.name, store.automation.signingKeys, metrics),
+    changes,
+    now,
+    // One node alone (STORE=sqlite) is the only one that rotates its key file: no need to read it again.
+    maxAgeMs: store.name === 'cassandra' ? sharedStateMaxAgeMs : undefined,
+  });
+  // Known once the MQTT listener is bound (MQTT_PORT=0 picks a port); the console shows it beside new credentials.
+  let boundMqttPort = config.mqttPort;
+  const app = createApp({
+    logger,
+    adminToken: admin.token,
+    devices,
+    presence,
+    registry,
+    messaging,
+    groupTraffic: createGroupTraffic({ bus: broker.messages, watch: createAedesMessageWatch(broker.aedes), now }),
+    shadowService,
+    schemas: automation.schemas,
+    quotas: automation.quotas,
+    triggers: automation.triggers,
+    userTokens,
+    queries,
+    eraser: countBackendErrors('timeseries', timeseries.eraser, metrics),
+    relay,
+    now,
+    version: `openpie ${VERSION} (KairosDB 1.2 query API)`,
+    metrics,
+    metricsToken: config.metricsToken,
+    corsOrigins: config.corsOrigins,
+    mqttPort: () => boundMqttPort,
+    rateLimiter,
+    limits: config.limits,
+    readiness: [
+      sqliteReadinessCheck('sqlite', db),
+      ...store.readiness,
+      ...(registration ? [registration.readiness] : []),
+      timeseries.readiness,
+      mqttListenerReadinessCheck(mqtt, broker.aedes),
+      ...sessionBackend.readiness,
+      ...(backbone ? [backbone.readiness] : []),
+      ...(options.readinessChecks ?? []),
+    ],
+  });
+  const http = createHttpServer(app.callback());
+  const https = tlsOptions && createHttpsServer(tlsOptions, app.callback());
+  mqttWs.serveOn(http);
+  if (https) mqttWs.serveOn(https);
+  const listeners: Listeners = {
+    http,
+    https,
+    mqtt,
+    mqtts,
+    mqttWs: config.mqttWsPort === undefined ? undefined : mqttWs.createDedicatedServer(),
+    coap: createCoapServer({
+      devices,
+      presence,
+      messaging,
+      shadowService,
+      logger,
+      quotas: automation.quotas,
+      uploads: config.limits.coapUploads,
+    }),
+  };
+
+  let demo: DemoMode | undefined;
+  let triggersStopped: Promise<void> | undefined;
+  return {
+    adminToken: admin.token,
+    app,
+    broker,
+    mqttWs,
+    listeners,
+    async started({ httpPort, mqttPort }) {
+      boundMqttPort = mqttPort;
+      // Points queued before a stop or crash go on to the time-series store now.
+      void relay.flush();
+      // With a backbone, the wills of this node's earlier runs go out once it is connected (a will at QoS 1 needs it).
+      if (backbone) void whenReady(backbone.readiness, config.shutdownTimeoutMs).then(() => broker.upkeep.publishOrphanedWills());
+      if (!config.demo) return;
+      demo = await startDemo({
+        registry,
+        shadowService,
+        userTokens,
+        logger,
+        baseUrl: reachableBaseUrl(config.host, httpPort),
+        now,
+        print: (text) => process.stdout.write(text),
+        mqttUrl: loopbackMqttUrl(config.mqttHost, mqttPort),
+        consoleLogin: adminLoginHint(config.adminToken, config.dataDir),
+      });
+    },
+    async quiesce() {
+      await demo?.stop();
+      triggersStopped = automation.runner.close();
+    },
+    closeBackbone: async () => backbone?.close(),
+    async closeBackends() {
+      // Points still in the outbox go on now if the time-series store takes them in time; else the next start sends them.
+      await Promise.race([relay.flush(), new Promise((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref())]);
+      await relay.close();
+      await sandbox.close();
+      await triggersStopped;
+      await automation.close();
+      await registration?.close();
+      timeseries.close();
+      await sessionBackend.store.destroy();
+      await store.close();
+      if (!options.sharedDatabase) db.close();
+    },
+  };
+}

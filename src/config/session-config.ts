@@ -1,0 +1,42 @@
+import * as t from 'io-ts';
+
+/** Where MQTT sessions live (SESSION_STORE): SQLite in DATA_DIR, or Redis shared by every node of a cluster. */
+export const SessionStoreKind = t.keyof({ sqlite: null, redis: null });
+
+/** A redis:// or rediss:// URL, credentials and database number allowed (`redis://:password@host:6379/0`). */
+export const RedisUrl = new t.Type<string, string, unknown>(
+  'RedisUrl',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && URL.canParse(u) && ['redis:', 'rediss:'].includes(new URL(u).protocol)
+      ? t.success(u)
+      : t.failure(u, c, 'must be a redis:// or rediss:// URL'),
+  String,
+);
+
+/** SESSION_* and RETAINED_PER_GROUP_LIMIT (docs/mqtt.md "Persistent sessions"). */
+export interface SessionSettings {
+  /** Redis: its URL, and the prefix of every key (several services may share one server). */
+  readonly store: { readonly kind: 'sqlite' } | { readonly kind: 'redis'; readonly url: string; readonly keyPrefix: string };
+  /** A persistent session not connected for this long is ended: subscriptions, queue, will. */
+  readonly expirySeconds: number;
+  /** Messages one session's queue holds; when full, the oldest is dropped. */
+  readonly queueLimit: number;
+  /** Retained topics one group (or one device's private topics) may hold. */
+  readonly retainedPerGroupLimit: number;
+}
+
+/** A Redis key prefix: letters, digits and `:._-`, ending in `:` by convention but not by rule. */
+export const KeyPrefix = new t.Type<string, string, unknown>(
+  'KeyPrefix',
+  (u): u is string => typeof u === 'string',
+  (u, c) =>
+    typeof u === 'string' && /^[A-Za-z0-9:._-]{1,64}$/.test(u) ? t.success(u) : t.failure(u, c, 'must be 1-64 letters, digits, ":", ".", "_" or "-"'),
+  String,
+);
+
+/** SESSION_STORE_URL is required with SESSION_STORE=redis, and unused otherwise (as KAIROSDB_URL is). */
+export function sessionStore(kind: 'sqlite' | 'redis', url: string | undefined, keyPrefix: string): SessionSettings['store'] | string {
+  if (kind === 'sqlite') return { kind };
+  return url === undefined ? 'SESSION_STORE_URL: must be set when SESSION_STORE=redis' : { kind, url, keyPrefix };
+}

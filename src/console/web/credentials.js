@@ -1,0 +1,92 @@
+// @ts-check
+import { admin } from './api.js';
+import { announce, h } from './dom.js';
+
+/**
+ * @typedef {object} Credentials what a device needs to connect, from a new or re-keyed device record
+ * @property {string} deviceid
+ * @property {string} token
+ * @property {string} secret
+ * @property {string} alias
+ */
+
+/** The MQTT port, asked once per page (GET /v2/admin/service): the console does not know how the service was started. */
+/** @type {Promise<number> | undefined} */
+let mqttPort;
+const mqttPortOf = () => (mqttPort ??= admin('GET', '/v2/admin/service').then((/** @type {{mqtt: {port: number}}} */ s) => s.mqtt.port));
+
+/**
+ * Quotes a shell word: inside single quotes nothing is special but the quote itself.
+ * @param {string} word
+ */
+const shellQuote = (word) => (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+
+/**
+ * The mosquitto_sub line that connects as the device and prints what its group publishes (ClientID = deviceid,
+ * username = token; docs/mqtt.md). Host: the one this page came from.
+ * @param {Credentials} c
+ * @param {number} port
+ */
+export const mosquittoSubLine = (c, port) =>
+  `mosquitto_sub -h ${shellQuote(location.hostname)} -p ${port} -i ${shellQuote(c.deviceid)} -u ${shellQuote(c.token)} -t '@msg/#' -v`;
+
+/**
+ * Copies `text`: the Clipboard API where the page is a secure context (https, localhost), else the selected text of
+ * a field with execCommand, which browsers still allow in reaction to a click.
+ * @param {string} text
+ * @param {HTMLInputElement} field the field that shows the text
+ */
+async function copy(text, field) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  field.focus();
+  field.select();
+  if (!document.execCommand('copy')) throw new Error('the browser refused to copy');
+}
+
+/**
+ * One value with a Copy button; `name` makes the ids (`cred-token`, `copy-token`).
+ * @param {string} name
+ * @param {string} label
+ * @param {string} value
+ * @param {HTMLElement} status where "Copied" is said
+ */
+function copyRow(name, label, value, status) {
+  const field = h('input', { id: `cred-${name}`, readonly: true, value, spellcheck: 'false', class: 'copy-field' });
+  const button = h('button', {
+    type: 'button', id: `copy-${name}`, class: 'copy', 'aria-label': `Copy ${label}`,
+    onclick: () => copy(value, field).then(
+      () => {
+        status.textContent = `${label} copied.`;
+        announce(status.textContent);
+      },
+      (err) => (status.textContent = `Could not copy: ${err instanceof Error ? err.message : String(err)}; select the text instead.`),
+    ),
+  }, 'Copy');
+  return h('div', { class: 'copy-row' }, h('label', { for: `cred-${name}` }, label), h('div', { class: 'copy-line' }, field, button));
+}
+
+/**
+ * A device's credentials, shown once after it is made or re-keyed: the console shows them nowhere else.
+ * @param {Credentials} c
+ * @param {string} heading
+ * @returns {HTMLElement}
+ */
+export function credentialsPanel(c, heading) {
+  const status = h('p', { id: 'copy-status', class: 'meta', role: 'status' });
+  const rows = h('div', { class: 'copy-rows' },
+    copyRow('deviceid', 'Device ID (ClientID)', c.deviceid, status),
+    copyRow('token', 'Token', c.token, status),
+    copyRow('secret', 'Secret', c.secret, status),
+    copyRow('device-auth', 'REST Authorization header', `Device ${c.deviceid}:${c.token}`, status));
+  const panel = h('section', { id: 'new-credentials', class: 'card credentials', 'aria-labelledby': 'credentials-heading' },
+    h('h2', { id: 'credentials-heading' }, heading),
+    h('p', { class: 'notice' }, `Copy them now: the console shows ${c.alias}'s credentials only this once. `,
+      'A lost token is replaced by rotating the key.'),
+    rows,
+    status);
+  void mqttPortOf().then((port) => rows.append(copyRow('mosquitto-sub', 'Listen with mosquitto_sub', mosquittoSubLine(c, port), status)), () => {});
+  return panel;
+}

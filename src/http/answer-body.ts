@@ -1,0 +1,71 @@
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { QueryCaller, PreparedAnswer } from '../timeseries/data-queries';
+import { answerJson, QueryCancelledError } from '../timeseries/query';
+import { FeedScope } from './feed-auth';
+
+/**
+ * The HTTP side of a data-store answer (issue 10 §1). A small answer is sent as one string, as it always was; a
+ * larger one is printed as the client reads it, so it never sits whole in memory, and keeps its caller's query slot
+ * until it is sent. A client that reads nothing of it for `stallMs` is disconnected.
+ */
+
+/** Answers up to this size (at most) are printed at once and sent with a Content-Length. */
+const STREAM_ABOVE_BYTES = 256 * 1024;
+
+/** Whose query, and a signal that aborts when the client goes away before its answer is sent. */
+export function queryCallerOf(ctx: Context, scope: FeedScope): QueryCaller {
+  const gone = new AbortController();
+  // The response's 'close' comes once it is sent or once the connection is lost; only the latter is a cancellation.
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) gone.abort(new QueryCancelledError());
+  });
+  return {
+    tenant: tenantOf(scope),
+    cancelled: gone.signal,
+  };
+}
+
+/** Query slots are shared per tenant: a user token's project, a device's group; the admin token is one tenant. */
+function tenantOf(scope: FeedScope): string {
+  if (scope.kind === 'admin') return 'admin';
+  if (scope.kind === 'user') return `project:${scope.projectid}`;
+  return `group:${scope.device.projectid}/${scope.device.groupid}`;
+}
+
+export function sendAnswer(ctx: Context, prepared: PreparedAnswer, stallMs: number): void {
+  ctx.type = 'application/json';
+  if (prepared.bytesAtMost <= STREAM_ABOVE_BYTES) {
+    ctx.body = [...answerJson(prepared.answer)].join('');
+    prepared.release();
+    return;
+  }
+  const stream = answerStream(prepared, stallMs, () => ctx.req.socket.destroy());
+  ctx.body = stream;
+}
+
+function answerStream(prepared: PreparedAnswer, stallMs: number, onStall: () => void): Readable {
+  const chunks = answerJson(prepared.answer);
+  let watchdog: NodeJS.Timeout | undefined;
+  const stream = new Readable({
+    highWaterMark: 64 * 1024,
+    read() {
+      watchdog?.refresh();
+      for (;;) {
+        const next = chunks.next();
+        if (next.done) {
+          this.push(null);
+          return;
+        }
+        if (!this.push(next.value)) return;
+      }
+    },
+  });
+  watchdog = setTimeout(onStall, stallMs);
+  watchdog.unref();
+  stream.once('close', () => {
+    clearTimeout(watchdog);
+    prepared.release();
+  });
+  return stream;
+}

@@ -1,0 +1,48 @@
+import type { Middleware } from 'koa';
+
+/** Every method of the API; a preflight asks for one, and the answer names them all so browsers may cache it. */
+const METHODS = 'GET, HEAD, PUT, POST, PATCH, DELETE';
+/** Headers a page may read besides the CORS-safelisted ones: the request id of every answer, the wait of a 429. */
+const EXPOSED = 'X-Request-Id, Retry-After';
+/** How long a browser may keep a preflight's answer (KairosDB says a day too, reference §1). */
+const MAX_AGE_S = 86_400;
+
+/**
+ * CORS for the origins of CORS_ORIGINS (`*`: any), so that browser pages of other origins, such as Grafana's
+ * KairosDB data source in browser access mode or a web dashboard, can call the API. Other origins get no CORS header,
+ * so their browsers keep the answer from the page (the request itself is answered as usual).
+ *
+ * - A preflight (OPTIONS with Origin and Access-Control-Request-Method, fetch spec §4.8) from an allowed origin is
+ *   answered here, 204, whatever the path: it names the methods, echoes the headers asked for (Grafana adds its
+ *   own `X-Grafana-*`), and allows credentials, since Grafana sends `withCredentials` with Basic auth.
+ * - Other answers to an allowed origin, errors included, carry the origin itself (never `*`, which browsers refuse
+ *   with credentials). Credentials travel in the Authorization header, never in cookies, so an allowed page can only
+ *   use credentials its user gave it.
+ */
+export function cors(origins: readonly string[]): Middleware {
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+  return async (ctx, next) => {
+    const origin = ctx.get('origin');
+    if (origin === '' || (!any && !allowed.has(origin))) {
+      await next();
+      return;
+    }
+    ctx.vary('Origin');
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.set('Access-Control-Allow-Credentials', 'true');
+    const requestedMethod = ctx.get('access-control-request-method');
+    if (ctx.method === 'OPTIONS' && requestedMethod !== '') {
+      ctx.vary('Access-Control-Request-Method');
+      ctx.vary('Access-Control-Request-Headers');
+      ctx.set('Access-Control-Allow-Methods', METHODS);
+      const requestedHeaders = ctx.get('access-control-request-headers');
+      if (requestedHeaders !== '') ctx.set('Access-Control-Allow-Headers', requestedHeaders);
+      ctx.set('Access-Control-Max-Age', String(MAX_AGE_S));
+      ctx.status = 204;
+      return;
+    }
+    ctx.set('Access-Control-Expose-Headers', EXPOSED);
+    await next();
+  };
+}

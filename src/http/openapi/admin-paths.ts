@@ -1,0 +1,130 @@
+import { ErrorCode } from '../../core/errors';
+import { jsonBody, success } from './content';
+import { errorResponses } from './error-responses';
+import { ADMIN_SECURITY } from './security';
+import { Operation, Parameter, Paths } from './types';
+
+const DEVICE = {
+  deviceid: '5d0c6a52-3b1e-4f0a-9d39-2c8f1a7b9e10', token: 'Yq3vQ0a1Lb8xR2nT5mW7pK9sD4fG6hJ0',
+  secret: 'a9FzC3eB7uN1oP5iM8yX2wV6tS4rQ0lK', alias: 'lamp', groupid: 'lights', projectid: 'home', enabled: true,
+  banned: false, description: '', livenessttl: 0, created: 1700000000000, status: 0,
+};
+
+const ADMIN_AUTH_ERRORS: ErrorCode[] = ['MISSING_CREDENTIALS', 'INVALID_CREDENTIALS'];
+const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+
+const deviceIdParameter: Parameter = {
+  name: 'deviceid', in: 'path', required: true, schema: { type: 'string' }, example: DEVICE.deviceid,
+};
+
+const op = (id: string, fields: Omit<Operation, 'operationId' | 'tags' | 'security'>): Operation => ({
+  operationId: id,
+  tags: ['Admin API'],
+  security: ADMIN_SECURITY,
+  ...fields,
+});
+
+const deviceRecord = (description: string) => success(200, description, 'Device', DEVICE);
+
+/** The admin API (issue 2 §2) under /v2/admin: the device registry and user tokens. */
+export function adminPaths(): Paths {
+  return {
+    '/v2/admin/devices': {
+      post: op('createDevice', {
+        summary: 'Provision a device',
+        description: 'The service makes `deviceid`, `token` and `secret`. Projects and groups exist through their devices.',
+        requestBody: { required: true, content: jsonBody('CreateDeviceRequest', { projectid: 'home', groupid: 'lights', alias: 'lamp' }) },
+        responses: {
+          ...success(201, 'The new device record.', 'Device', DEVICE),
+          ...errorResponses(ADMIN_AUTH_ERRORS, BODY_ERRORS, ['ALIAS_TAKEN']),
+        },
+      }),
+      get: op('listDevices', {
+        summary: 'List devices',
+        description: 'Sorted by project, group, alias; a page of them with `limit` and `offset`, `total` counting every match.',
+        parameters: [
+          { name: 'projectid', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'groupid', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'q', in: 'query', required: false, description: 'Part of the alias (any case), or the start of the device id.', schema: { type: 'string', maxLength: 128 } },
+          { name: 'limit', in: 'query', required: false, description: 'Page size; every device when absent.', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+          { name: 'offset', in: 'query', required: false, description: 'Devices to skip.', schema: { type: 'integer', minimum: 0, default: 0 } },
+        ],
+        responses: {
+          ...success(200, 'The devices.', 'DeviceList', { devices: [DEVICE], total: 1 }),
+          ...errorResponses(ADMIN_AUTH_ERRORS, ['INVALID_QUERY']),
+        },
+      }),
+    },
+    '/v2/admin/projects': {
+      get: op('listProjects', {
+        summary: 'Projects and their groups, with device counts and how many are online',
+        description: 'Projects and groups exist through their devices.',
+        responses: {
+          ...success(200, 'Every project.', 'FleetSummary', {
+            projects: [{ projectid: 'home', devices: 3, online: 1, groups: [{ groupid: 'lights', devices: 3, online: 1 }] }],
+          }),
+          ...errorResponses(ADMIN_AUTH_ERRORS),
+        },
+      }),
+    },
+    '/v2/admin/service': {
+      get: op('getServiceInfo', {
+        summary: 'The service\'s version and the port devices connect to over MQTT',
+        responses: { ...success(200, 'What the console shows beside new credentials.', 'ServiceInfo', { version: '0.1.0', mqtt: { port: 1883 } }), ...errorResponses(ADMIN_AUTH_ERRORS) },
+      }),
+    },
+    '/v2/admin/devices/{deviceid}': {
+      get: op('getDevice', {
+        summary: 'One device',
+        parameters: [deviceIdParameter],
+        responses: { ...deviceRecord('The device record.'), ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND']) },
+      }),
+      patch: op('updateDevice', {
+        summary: 'Change a device',
+        description: 'Disabling, banning or moving a device to another group closes its live MQTT session at once.',
+        parameters: [deviceIdParameter],
+        requestBody: { required: true, content: jsonBody('UpdateDeviceRequest', { enabled: false }) },
+        responses: {
+          ...deviceRecord('The changed record.'),
+          ...errorResponses(ADMIN_AUTH_ERRORS, BODY_ERRORS, ['DEVICE_NOT_FOUND', 'ALIAS_TAKEN']),
+        },
+      }),
+      delete: op('deleteDevice', {
+        summary: 'Delete a device and its shadow',
+        parameters: [deviceIdParameter],
+        responses: { 204: { description: 'Deleted.' }, ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND']) },
+      }),
+    },
+    '/v2/admin/devices/{deviceid}/token': {
+      post: op('rotateDeviceToken', {
+        summary: 'Give a device a new token',
+        description: 'The old token stops working at once and live sessions are closed.',
+        parameters: [deviceIdParameter],
+        responses: { ...deviceRecord('The record with its new token.'), ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND']) },
+      }),
+    },
+    '/v2/admin/tokens': {
+      post: op('issueUserToken', {
+        summary: 'Issue a user token for the data-store API',
+        requestBody: { required: true, content: jsonBody('IssueTokenRequest', { projectid: 'home', ttl: 86400, scope: 'read' }) },
+        responses: {
+          ...success(201, 'The token, when it expires (ms) and its scope.', 'UserToken', { token: 'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9…', expires: 1700086400000, scope: 'read' }),
+          ...errorResponses(ADMIN_AUTH_ERRORS, BODY_ERRORS),
+        },
+      }),
+    },
+    '/v2/admin/tokens/key': {
+      post: op('rotateUserTokenKey', {
+        summary: 'Rotate the key that signs user tokens',
+        description:
+          'A new ES256 key signs and checks user tokens from now on, on every node (with STORE=cassandra the others ' +
+          'pick it up within milliseconds, at worst 5 s); every token signed with the old key is refused. Issue new ' +
+          'tokens after rotating.',
+        responses: {
+          ...success(200, 'The id of the new key: the `kid` of the tokens it signs.', 'UserTokenKey', { kid: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' }),
+          ...errorResponses(ADMIN_AUTH_ERRORS, ['BACKEND_UNAVAILABLE']),
+        },
+      }),
+    },
+  };
+}

@@ -1,0 +1,254 @@
+import { SHADOW_LIMITS } from '../../shadows/limits';
+import { AUTOMATION_SCHEMAS } from './automation-schemas';
+import { ErrorSchema } from './error-responses';
+import { FEED_SCHEMAS } from './feed-schemas';
+import { Schema, schemaRef } from './types';
+
+/** The same rules as the io-ts codecs (src/core/codecs.ts, src/devices/codecs.ts, src/shadows/codecs.ts). */
+const ScopeId: Schema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$',
+  description: '1-64 characters of `A-Z a-z 0-9 _ . -`, starting with a letter or digit.',
+};
+const Alias: Schema = {
+  type: 'string', minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+  description: '1-128 characters, not blank, no control characters; unique in its group.',
+};
+const Description: Schema = { type: 'string', maxLength: 1024 };
+const LivenessTtl: Schema = { type: 'integer', minimum: 0, maximum: 604_800, description: 'Seconds; 0 = off.' };
+const Millis: Schema = { type: 'integer', description: 'Epoch milliseconds.' };
+const WriteTime: Schema = {
+  type: 'integer',
+  description: `Milliseconds. Below ${SHADOW_LIMITS.relativeThresholdMs} relative to now (negative = past), from it up ` +
+    'absolute epoch ms (spec 4.6). Before 1970 or more than 24 h ahead is refused.',
+};
+const ShadowData: Schema = {
+  type: 'object',
+  description: `Shadow fields: a JSON object, at most ${SHADOW_LIMITS.maxDepth} levels deep, member names of 1-` +
+    `${SHADOW_LIMITS.maxKeyLength} characters. In writes, \`null\` deletes a member.`,
+  additionalProperties: true,
+};
+const WriteOptions = {
+  merged: { type: 'boolean', description: 'Beats the method: `true` merges, `false` overwrites.' },
+  store: { type: 'boolean', description: '`false` records no time-series points for this write.' },
+  trigger: { type: 'boolean', description: '`false`: this write runs no triggers.' },
+};
+const ShadowMembers = {
+  deviceid: { type: 'string', format: 'uuid' },
+  data: ShadowData,
+  rev: { type: 'integer', minimum: 0, description: '+1 per applied write; 0 before the first.' },
+  modified: { ...Millis, description: 'Server time (ms) of the last applied write; 0 before the first.' },
+  timestamp: { ...Millis, description: 'Data time (ms) of the last applied write; 0 before the first.' },
+};
+
+const Device: Schema = {
+  type: 'object',
+  description: 'A device record of the registry, with its live connection state.',
+  required: ['deviceid', 'token', 'secret', 'alias', 'groupid', 'projectid', 'enabled', 'banned', 'description',
+    'livenessttl', 'created', 'status'],
+  additionalProperties: false,
+  properties: {
+    deviceid: { type: 'string', format: 'uuid', description: 'ClientID: made by the service.' },
+    token: { type: 'string', pattern: '^[A-Za-z0-9]{32}$' },
+    secret: { type: 'string', pattern: '^[A-Za-z0-9]{32}$', description: 'MQTT password (may also be left empty).' },
+    alias: Alias,
+    groupid: ScopeId,
+    projectid: ScopeId,
+    enabled: { type: 'boolean' },
+    banned: { type: 'boolean' },
+    description: Description,
+    livenessttl: LivenessTtl,
+    created: Millis,
+    status: { enum: [0, 1], description: '1 while connected over MQTT or within `livenessttl` of its last REST call.' },
+  },
+};
+
+/** components.schemas: every body of the API, by name. */
+export const SCHEMAS: Readonly<Record<string, Schema>> = {
+  Error: ErrorSchema,
+  DeviceStatus: {
+    type: 'object',
+    description: 'The one body whose `status` is not the HTTP code but the connection state (spec 2.1).',
+    required: ['deviceid', 'alias', 'groupid', 'projectid', 'status', 'enabled', 'banned'],
+    additionalProperties: false,
+    properties: {
+      deviceid: { type: 'string', format: 'uuid' },
+      alias: Alias,
+      groupid: ScopeId,
+      projectid: ScopeId,
+      status: { enum: [0, 1], description: 'Connection state: 1 online, 0 offline.' },
+      enabled: { type: 'boolean' },
+      banned: { type: 'boolean' },
+    },
+  },
+  PublishReply: {
+    type: 'object',
+    required: ['status', 'message'],
+    additionalProperties: false,
+    properties: { status: { const: 200 }, message: { type: 'string', examples: ['published to @msg/home/lamp'] } },
+  },
+  Shadow: {
+    type: 'object',
+    required: ['status', 'deviceid', 'data', 'rev', 'modified', 'timestamp'],
+    additionalProperties: false,
+    properties: { status: { const: 200 }, ...ShadowMembers },
+  },
+  ShadowWriteReply: {
+    type: 'object',
+    description: 'The whole resulting shadow, and whether this write changed it.',
+    required: ['status', 'deviceid', 'data', 'rev', 'modified', 'timestamp', 'applied'],
+    additionalProperties: false,
+    properties: {
+      status: { const: 200 },
+      ...ShadowMembers,
+      applied: { type: 'boolean', description: '`false` when the write was older than the shadow: nothing changed.' },
+      warnings: schemaRef('FieldWarnings'),
+      warningsOmitted: { type: 'integer', minimum: 1 },
+    },
+  },
+  ShadowWriteRequest: {
+    type: 'object',
+    required: ['data'],
+    additionalProperties: false,
+    properties: { data: ShadowData, timestamp: WriteTime, ...WriteOptions },
+  },
+  BatchItem: {
+    type: 'object',
+    description: 'One item: `ts`, or its other name `timestamp`, exactly one of them.',
+    required: ['data'],
+    additionalProperties: false,
+    properties: { data: ShadowData, ts: WriteTime, timestamp: WriteTime },
+    oneOf: [{ required: ['ts'] }, { required: ['timestamp'] }],
+  },
+  BatchRequest: {
+    type: 'object',
+    required: ['batch'],
+    additionalProperties: false,
+    properties: {
+      batch: { type: 'array', minItems: 1, maxItems: SHADOW_LIMITS.maxBatchItems, items: schemaRef('BatchItem') },
+      ackid: { type: ['string', 'number'], description: 'Echoed in the reply.' },
+      ...WriteOptions,
+    },
+  },
+  BatchReply: {
+    type: 'object',
+    required: ['deviceid', 'response'],
+    additionalProperties: false,
+    properties: {
+      deviceid: { type: 'string', format: 'uuid' },
+      response: {
+        type: 'object',
+        required: ['total', 'applied', 'mints', 'maxts'],
+        additionalProperties: false,
+        properties: {
+          ackid: { type: ['string', 'number'] },
+          total: { type: 'integer', description: 'Items in the batch.' },
+          applied: { type: 'integer', description: 'Items that changed the shadow; the rest were older than it.' },
+          mints: Millis,
+          maxts: Millis,
+          warnings: schemaRef('FieldWarnings'),
+          warningsOmitted: { type: 'integer', minimum: 1 },
+        },
+      },
+    },
+  },
+  Device,
+  DeviceList: {
+    type: 'object',
+    required: ['devices', 'total'],
+    additionalProperties: false,
+    properties: {
+      devices: { type: 'array', items: schemaRef('Device') },
+      total: { type: 'integer', minimum: 0, description: 'Devices that match, on every page.' },
+    },
+  },
+  FleetSummary: {
+    type: 'object',
+    required: ['projects'],
+    additionalProperties: false,
+    properties: {
+      projects: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['projectid', 'devices', 'online', 'groups'],
+          additionalProperties: false,
+          properties: {
+            projectid: ScopeId,
+            devices: { type: 'integer', minimum: 1 },
+            online: { type: 'integer', minimum: 0 },
+            groups: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['groupid', 'devices', 'online'],
+                additionalProperties: false,
+                properties: { groupid: ScopeId, devices: { type: 'integer', minimum: 1 }, online: { type: 'integer', minimum: 0 } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  ServiceInfo: {
+    type: 'object',
+    required: ['version', 'mqtt'],
+    additionalProperties: false,
+    properties: {
+      version: { type: 'string' },
+      mqtt: { type: 'object', required: ['port'], additionalProperties: false, properties: { port: { type: 'integer', minimum: 1, maximum: 65535 } } },
+    },
+  },
+  CreateDeviceRequest: {
+    type: 'object',
+    required: ['projectid', 'groupid', 'alias'],
+    additionalProperties: false,
+    properties: {
+      projectid: ScopeId, groupid: ScopeId, alias: Alias, description: Description,
+      livenessttl: LivenessTtl, enabled: { type: 'boolean', default: true },
+    },
+  },
+  UpdateDeviceRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      alias: Alias, groupid: ScopeId, enabled: { type: 'boolean' }, banned: { type: 'boolean' },
+      description: Description, livenessttl: LivenessTtl,
+    },
+  },
+  IssueTokenRequest: {
+    type: 'object',
+    required: ['projectid'],
+    additionalProperties: false,
+    properties: {
+      projectid: ScopeId,
+      ttl: { type: 'integer', minimum: 1, maximum: 31_536_000, default: 86_400, description: 'Lifetime in seconds.' },
+      scope: {
+        enum: ['read', 'write'],
+        default: 'read',
+        description: '`read` queries the project\'s devices; `write` also deletes their history (`POST /datapoints/delete`, `DELETE /metric/{deviceid}`).',
+      },
+    },
+  },
+  UserToken: {
+    type: 'object',
+    required: ['token', 'expires', 'scope'],
+    additionalProperties: false,
+    properties: {
+      token: { type: 'string', description: 'ES256 JWT (`iss: cer:usertoken`) for the data-store API.' },
+      expires: Millis,
+      scope: { enum: ['read', 'write'] },
+    },
+  },
+  UserTokenKey: {
+    type: 'object',
+    required: ['kid'],
+    additionalProperties: false,
+    properties: {
+      kid: { type: 'string', description: 'The RFC 7638 thumbprint of the new public key, as the `kid` header of the tokens it signs.' },
+    },
+  },
+  ...FEED_SCHEMAS,
+  ...AUTOMATION_SCHEMAS,
+};

@@ -1,0 +1,73 @@
+import type { Aedes, Client } from 'aedes';
+import { internalFilter, malformedFilter, Scope } from '../messaging/topics';
+import { REASON } from './v5/reason-codes';
+import { refuseSubscription } from './v5/suback';
+
+/**
+ * Everything the broker does to aedes beyond its documented hooks that predates MQTT 5, in one place. Each patch
+ * relies on an internal of aedes (pinned exactly in package.json) and is covered by the MQTT suites
+ * (test/integration/mqtt: acl, sessions, persistence). The MQTT 5 patch layer over aedes 2 is aedes2-patches.ts.
+ */
+
+/**
+ * A filter aedes accepts but authorizeSubscribe always refuses; stands in for filters aedes would choke on. Numbered
+ * by position, so that two refused filters of one SUBSCRIBE stay two (aedes merges equal filters of a packet).
+ */
+const refusedFilter = (index: number) => `$openpie/refused/${index}`;
+
+/** A subscription no device can hold (authorizeSubscribe refuses every `$` filter): marks a session with no other one. */
+export const SESSION_MARKER_FILTER = '$openpie/session';
+
+/**
+ * A filter named like a member of Object.prototype (`__proto__`, `constructor`): aedes 2.0.0-beta.1 keys plain
+ * objects by wire filters (lib/handlers/subscribe.js `_dedupe`, `client.subscriptions` on UNSUBSCRIBE), where such a
+ * name reads or even replaces the prototype (GHSA-52qw-whmv-87c5, fixed in aedes 1.2.0, not in the beta). No device
+ * filter has that form, so it is refused before aedes sees it.
+ */
+const prototypeNamed = (filter: string) => filter in Object.prototype;
+
+/** A client's subscriptions by (internal) filter, with their granted QoS (aedes' `client.subscriptions`). */
+export const subscriptionsOf = (client: Client) => (client as unknown as { subscriptions: Record<string, { qos: number }> }).subscriptions;
+
+/** The connected clients by ClientID (aedes' `clients` table). */
+export const connectedClients = (aedes: Aedes) => (aedes as unknown as { clients: Record<string, Client | undefined> }).clients;
+
+/**
+ * Stops reading a client's socket (aedes `client.pause()`, which its connect handler uses while authenticating):
+ * packets already read are still handled, no new one is. For a shutdown that lets in-flight publishes finish.
+ */
+export function stopReading(client: Client): void {
+  (client as unknown as { pause(): void }).pause();
+}
+
+interface FilterPacket {
+  cmd: string;
+  unsubscriptions?: string[];
+  subscriptions?: { topic: string }[];
+}
+
+/**
+ * Two things aedes offers no hook for, done on each packet as it is parsed, before aedes handles it (relies on
+ * the client's parser, `client._parser`, the same in aedes 1.x and 2.0.0-beta.1); call it from preConnect:
+ * - UNSUBSCRIBE filters are rewritten like subscriptions, since aedes keeps subscriptions under internal topics;
+ * - a SUBSCRIBE filter that aedes itself would reject by closing the connection (`a/#/b`, `a+`), or that names a
+ *   prototype member, is swapped for one that authorizeSubscribe refuses, so the client gets SUBACK 0x80 (MQTT 5:
+ *   0x8F for a malformed filter, 0x87 otherwise) for it like for any refused filter.
+ */
+export function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): void {
+  const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
+  parser.prependListener('packet', (packet: FilterPacket) => {
+    if (packet.cmd === 'subscribe') {
+      (packet.subscriptions ?? []).forEach((sub, i) => {
+        const malformed = malformedFilter(sub.topic);
+        if (malformed) refuseSubscription(sub, REASON.TOPIC_FILTER_INVALID, 'a wildcard must fill a whole level, and # be the last');
+        if (malformed || prototypeNamed(sub.topic)) sub.topic = refusedFilter(i);
+      });
+    }
+    const scope = scopes.get(client);
+    if (packet.cmd !== 'unsubscribe' || !scope || !packet.unsubscriptions) return;
+    packet.unsubscriptions = packet.unsubscriptions.map(
+      (filter, i) => internalFilter(scope, filter) ?? (prototypeNamed(filter) ? refusedFilter(i) : filter),
+    );
+  });
+}

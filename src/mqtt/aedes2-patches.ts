@@ -1,0 +1,123 @@
+import type { Aedes, Client } from 'aedes';
+import { createRequire } from 'node:module';
+import type { Writable } from 'node:stream';
+
+/**
+ * The aedes 2 patch layer: every use of an aedes 2.0.0-beta.1 internal that the MQTT 5 support (mqtt/v5/) needs, in
+ * one place, each named for what it gives. aedes is pinned exactly (package.json), since none of these is public
+ * API; test/integration/mqtt5 covers each one. The aedes 1.x-era internals (client subscriptions, the clients table,
+ * the queued-message stream, filter rewriting) stay in aedes-patches.ts.
+ */
+
+/** An MQTT packet as mqtt-packet reads and writes it. */
+export type WirePacket = { cmd: string; [field: string]: unknown };
+type WriteToStream = (packet: WirePacket, stream: Writable, opts?: object) => boolean;
+interface PacketCodec {
+  writeToStream: WriteToStream & { cacheNumbers?: boolean };
+  generate(packet: WirePacket, opts?: object): Buffer;
+}
+
+/**
+ * mqtt-packet as aedes itself loads it. aedes writes every packet through `mqtt.writeToStream`, looked up on the
+ * module object at each write (lib/write.js), so wrapping that one function sees all that aedes sends.
+ */
+const codec = createRequire(require.resolve('aedes'))('mqtt-packet') as PacketCodec;
+
+/** Where aedes writes a client's packets: its stream, and aedes' write options (the protocol version). */
+export interface Outlet {
+  stream: Writable;
+  opts?: object;
+}
+/**
+ * Decides what becomes of one packet aedes writes to `client`: `writePacket` it (changed or not), hold it and write it
+ * later, or drop it. Returns the stream's backpressure flag (true when nothing was written now).
+ */
+export type OutgoingPacketHandler = (client: Client, packet: WirePacket, stream: Writable, opts: object | undefined) => boolean;
+
+const handlers = new WeakMap<Aedes, OutgoingPacketHandler>();
+let wrapped = false;
+let original: PacketCodec['writeToStream'] = codec.writeToStream;
+
+/** Writes `packet` to a client's stream as aedes would have; `opts` replaces aedes' write options when given. */
+export const writePacket = (packet: WirePacket, stream: Writable, opts: object | undefined) => original(packet, stream, opts);
+
+/**
+ * Routes every packet `aedes` writes to one of its clients through `handler`. The wrapper is installed once per
+ * process; it asks the stream for its aedes client (`conn.client`, set by aedes' Client) and leaves every other
+ * writer of the same mqtt-packet (mqtt.js clients, other brokers) alone.
+ */
+export function interceptOutgoingPackets(aedes: Aedes, handler: OutgoingPacketHandler): void {
+  handlers.set(aedes, handler);
+  if (wrapped) return;
+  wrapped = true;
+  original = codec.writeToStream;
+  const wrapper = function writeToStream(packet: WirePacket, stream: Writable, opts?: object): boolean {
+    const client = (stream as Writable & { client?: Client & { broker?: Aedes } }).client;
+    const handler = client?.broker && handlers.get(client.broker);
+    return client && handler ? handler(client, packet, stream, opts) : original(packet, stream, opts);
+  } as PacketCodec['writeToStream'];
+  // mqtt.js switches number caching through this flag (its writeCache option): keep it on the real writer.
+  Object.defineProperty(wrapper, 'cacheNumbers', {
+    get: () => original.cacheNumbers,
+    set: (value: boolean) => (original.cacheNumbers = value),
+  });
+  codec.writeToStream = wrapper;
+}
+
+/** The encoded size of `packet` in bytes, as it would be written to a client of protocol `version`. */
+export const encodedSize = (packet: WirePacket, version: number) => codec.generate(packet, { protocolVersion: version }).length;
+
+/**
+ * Calls `listener` with each packet the client sends, as parsed, before aedes handles it (aedes 2 `client._parser`,
+ * as aedes-patches.ts does for filters). Call it from preConnect: the CONNECT itself has passed already.
+ */
+export function beforeAedesHandles(client: Client, listener: (packet: WirePacket) => void): void {
+  (client as unknown as { _parser: NodeJS.EventEmitter })._parser.prependListener('packet', listener);
+}
+
+/**
+ * Writes a packet aedes has no way to send, here a CONNACK with a reason code and reason string of our choosing, then
+ * closes the connection once it is written. While `authenticate` is pending aedes writes nothing to the client, and
+ * after `client.close()` it drops the hook's answer (lib/handlers/connect.js checks `client.closed`).
+ */
+export function writeThenClose(client: Client, packet: WirePacket, opts: { protocolVersion: number }, closed: () => void): void {
+  const bytes = codec.generate(packet, opts);
+  client.conn.write(bytes, () => client.close(closed));
+}
+
+/**
+ * MQTT 5 Server Keep Alive [MQTT-3.2.2-21]: aedes sends it in CONNACK, and keeps the connection to it, when
+ * `client._serverKeepAlive` is set before CONNECT is processed (lib/handlers/connect.js init/setKeepAlive). aedes
+ * sets it only from its global `keepaliveLimit`, which would also refuse MQTT 3.1.1 clients; we set it per client.
+ */
+export function setServerKeepAlive(client: Client, seconds: number): void {
+  (client as unknown as { _serverKeepAlive?: number })._serverKeepAlive = seconds;
+}
+
+/** A client's subscription as aedes keeps it (lib/handlers/subscribe.js Subscription). */
+export interface HeldSubscription {
+  qos: number;
+  /** Retain As Published. */
+  rap?: boolean;
+  /** Subscription Identifier. */
+  si?: number;
+}
+
+/** The client's subscriptions by (internal) filter. */
+export const heldSubscriptionsOf = (client: Client) =>
+  Object.entries((client as unknown as { subscriptions: Record<string, HeldSubscription> }).subscriptions);
+
+/** The Subscription Identifier of each of the client's subscriptions that has one, by (internal) filter. */
+export function subscriptionIdentifiersOf(client: Client): [string, number][] {
+  const subscriptions = (client as unknown as { subscriptions: Record<string, { si?: number }> }).subscriptions;
+  return Object.entries(subscriptions).flatMap(([filter, sub]) => (sub.si === undefined ? [] : [[filter, sub.si] as [string, number]]));
+}
+
+/** The persistence calls the patches make; `cleanIncoming` exists from aedes-persistence 11 on. */
+export interface SessionPersistence {
+  cleanIncoming?(client: Client): Promise<void>;
+  incomingDelPacket(client: Client, packet: { messageId: number }): Promise<void>;
+  outgoingClearMessageId(client: Client, packet: { messageId: number }): Promise<unknown>;
+}
+
+export const persistenceOf = (aedes: Aedes) => (aedes as unknown as { persistence: SessionPersistence }).persistence;

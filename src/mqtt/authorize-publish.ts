@@ -1,0 +1,154 @@
+import type { Aedes, Client } from 'aedes';
+import { AppError } from '../core/errors';
+import { MESSAGE_LIMITS } from '../messaging/limits';
+import { messagePropertiesOf } from '../messaging/properties';
+import { deviceTopic, internalTopic, MSG, topicProblem } from '../messaging/topics';
+import { publishErrorNotice } from './error-notice';
+import { HookContext } from './hook-context';
+import { REASON } from './v5/reason-codes';
+import { disconnecting } from './v5/refusals';
+import { shadowReplyTo } from './v5/shadow-response';
+
+/**
+ * Where a publish this hook has dealt with ends: no subscription can match it, since every device filter is rewritten
+ * into a scope. aedes still acknowledges it as its QoS asks, and then publishes it there, to no one.
+ */
+const SERVED_TOPIC = '$openpie/served';
+
+const payloadOf = (payload: string | Buffer) => (Buffer.isBuffer(payload) ? payload : Buffer.from(payload));
+
+/**
+ * PUBLISH: rate limit, messages quota, shadow requests (served here, never forwarded), then the topic rule
+ * (`@msg/...` only) and the rewrite into the device's group. An accepted message goes through the message pipeline
+ * (message-pipeline.ts: retained, queued for persistent sessions, on the backbone, delivered here) before aedes
+ * answers, so PUBACK [MQTT-4.3.2-2] and PUBREC [MQTT-4.3.3-2] are sent only for a message that no crash can lose.
+ * aedes itself would send PUBACK before it stores anything. Refusing a PUBLISH closes the connection: MQTT 3.1.1 has no
+ * negative acknowledgement [MQTT-3.3.5-2], so the reason goes out on `@private/error` first (error-notice.ts). MQTT 5
+ * clients get PUBACK/PUBREC 0x87 with the reason instead, and stay connected, except over a limit or without the
+ * backbone (DISCONNECT 0x96, 0x97, 0x89: the `disconnecting` refusals, sent by v5/refusals.ts guardPublish).
+ */
+export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'] {
+  const { scopes, logger, publishLimit, messageQuota } = ctx;
+  const admitInTurn = inConnectionOrder();
+  const qos2 = exactlyOnce(ctx);
+  return (client, packet, done) => {
+    const scope = client && scopes.get(client);
+    if (!client || !scope) return done(new Error('not authenticated'));
+    // A closed client's publish is its Last Will, one per connection, so neither limit applies to it.
+    if (publishLimit && !client.closed && !publishLimit.allowPublish(scope.deviceid)) {
+      return void publishLimit
+        .refusePublish(scope.deviceid, ctx.bus)
+        .then((notice) => done(disconnecting(REASON.MESSAGE_RATE_TOO_HIGH, notice.message)));
+    }
+    if (messageQuota && !client.closed && !messageQuota.allowPublish(scope, packet.topic, packet.payload.length)) {
+      return void messageQuota
+        .refusePublish(scope, ctx.bus)
+        .then((notice) => done(disconnecting(REASON.QUOTA_EXCEEDED, notice?.message ?? 'the messages quota is spent')));
+    }
+    if (ctx.shadowTopics.isRequest(packet.topic)) {
+      // Served here, answered on the device's own topics, then completed without being forwarded: aedes still
+      // acknowledges it as its QoS asks, once the request is served. Its size is checked by the request's reader,
+      // which answers with an error instead of closing the connection.
+      const topic = packet.topic;
+      packet.topic = SERVED_TOPIC;
+      packet.retain = false;
+      const replyTo = shadowReplyTo(scope, packet.properties); // MQTT 5 Response Topic, Correlation Data
+      return void ctx.shadowTopics.serve(scope, topic, payloadOf(packet.payload), replyTo).then(() => done(null));
+    }
+    const parsed = deviceTopic(packet.topic);
+    const problem =
+      parsed?.family !== MSG
+        ? `devices may publish only to ${MSG}/...`
+        : (topicProblem(parsed.rest, false, parsed.family) ??
+          (packet.payload.length > MESSAGE_LIMITS.maxPayloadBytes ? 'payload too large' : undefined));
+    if (problem || !parsed) {
+      logger.info({ deviceid: scope.deviceid, topic: packet.topic, why: problem }, 'mqtt publish refused');
+      return done(new Error(problem));
+    }
+    const message = {
+      topic: internalTopic(scope, parsed.family, parsed.rest),
+      payload: payloadOf(packet.payload),
+      qos: packet.qos,
+      retain: packet.retain,
+      // MQTT 5: what every subscriber gets, here and on the other nodes.
+      properties: messagePropertiesOf(packet.properties),
+      clientId: client.id,
+    };
+    const served = () => {
+      packet.topic = SERVED_TOPIC;
+      packet.retain = false;
+      done(null);
+    };
+    const refused = (err: unknown) => {
+      const refusal = err instanceof AppError ? err : new AppError('BACKEND_UNAVAILABLE', 'the message could not be stored; publish again later');
+      logger.info({ deviceid: scope.deviceid, topic: message.topic, code: refusal.code, err }, 'mqtt publish refused');
+      void publishErrorNotice(ctx.bus, scope.deviceid, new AppError(refusal.code, `${refusal.message}; disconnected`, refusal.extra), logger)
+        .then(() => done(refusal.code === 'BACKEND_UNAVAILABLE' ? disconnecting(REASON.SERVER_BUSY, refusal.message) : new Error(refusal.message)));
+    };
+    const answered = (outcome: Promise<unknown>) => {
+      ctx.publishesInFlight.add(outcome);
+      void outcome.finally(() => ctx.publishesInFlight.delete(outcome));
+    };
+    admitInTurn(client, async () => {
+      // A will is published once, by aedes at close; no acknowledgement goes with it.
+      if (packet.qos !== 2 || client.closed) return answered(ctx.pipeline.accept(message).then(served, refused));
+      let handed!: () => void;
+      const inPipeline = new Promise<void>((resolve) => (handed = resolve));
+      const outcome = qos2(client, packet.messageId, () => {
+        const accepted = ctx.pipeline.accept(message);
+        handed();
+        return accepted;
+      });
+      answered(
+        outcome.then(served, refused),
+      );
+      await Promise.race([inPipeline, outcome.catch(() => undefined)]);
+    });
+  };
+}
+
+/**
+ * Exactly once for QoS 2 [MQTT-4.3.3-2]: a PUBLISH whose packet identifier is stored already, or is being accepted
+ * right now (a retransmission after a reconnection may overtake the first copy), is not published again; it settles
+ * as the first copy did, and aedes answers it with PUBREC. A new one (within the client's in-flight cap,
+ * mqtt/v5/inbound.ts) goes through the pipeline, and only then is its packet identifier stored: a crash in between
+ * loses no acknowledged message, and its retransmission comes in as new, the one case of a QoS 2 message delivered
+ * twice (docs/production.md "What survives what").
+ */
+function exactlyOnce(ctx: HookContext) {
+  /** By ClientID, not connection: the retransmission comes on the next connection. */
+  const accepting = new Map<string, Map<number, Promise<void>>>();
+  return (client: Client, messageId: number | undefined, accept: () => Promise<void>): Promise<void> => {
+    const id = messageId ?? -1;
+    const ofClient = accepting.get(client.id) ?? new Map<number, Promise<void>>();
+    accepting.set(client.id, ofClient);
+    const pending = ofClient.get(id);
+    if (pending) return pending;
+    const outcome = (async () => {
+      const seen = await ctx.store.incomingGetPacket(client, { messageId }).then(() => true, () => false);
+      if (seen) return;
+      await accept();
+      await ctx.store.incomingStorePacket(client, { cmd: 'publish', topic: SERVED_TOPIC, qos: 2, messageId });
+    })();
+    ofClient.set(id, outcome);
+    const forget = () => {
+      if (ofClient.get(id) === outcome) ofClient.delete(id);
+      if (ofClient.size === 0 && accepting.get(client.id) === ofClient) accepting.delete(client.id);
+    };
+    outcome.then(forget, forget);
+    return outcome;
+  };
+}
+
+/**
+ * aedes authorises a whole socket read of packets at once; the admissions of one connection run in turn, so its
+ * messages enter the pipeline, which keeps order from there on, in the order they were sent ([MQTT-4.6.0-6]). An
+ * admission ends once its message is handed to the pipeline, not once it is delivered.
+ */
+function inConnectionOrder() {
+  const turns = new WeakMap<Client, Promise<unknown>>();
+  return (client: Client, admit: () => Promise<void>) => {
+    const turn = (turns.get(client) ?? Promise.resolve()).then(admit);
+    turns.set(client, turn.catch(() => undefined));
+  };
+}

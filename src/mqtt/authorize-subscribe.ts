@@ -1,0 +1,30 @@
+import type { Aedes } from 'aedes';
+import { externalTopic, internalFilter } from '../messaging/topics';
+import { HookContext } from './hook-context';
+import { REASON } from './v5/reason-codes';
+import { refuseSubscription } from './v5/suback';
+
+/**
+ * SUBSCRIBE: a refused filter gets SUBACK 0x80 and the connection stays up [MQTT-3.9.3-2] (MQTT 5: 0x87, or 0x97 for
+ * a spent quota, with the reason: v5/suback.ts). The filter is rewritten in place: aedes then looks up retained
+ * messages and stores persistent subscriptions under the internal topic.
+ * A persistent session's restored subscriptions arrive here already internal, and stay in the device's scope.
+ */
+export function authorizeSubscribeHook({ scopes, logger, messageQuota }: HookContext): Aedes['authorizeSubscribe'] {
+  return (client, sub, done) => {
+    const scope = scopes.get(client);
+    const internal = scope && internalFilter(scope, externalTopic(scope, sub.topic) ?? sub.topic);
+    if (internal === undefined) {
+      logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused');
+      refuseSubscription(sub, REASON.NOT_AUTHORIZED, 'devices may subscribe to @msg/..., @private/... and @shadow/data/updated only');
+      return done(null, null);
+    }
+    if (messageQuota && scope && !messageQuota.allowSubscribe(scope)) {
+      logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused: messages quota spent');
+      refuseSubscription(sub, REASON.QUOTA_EXCEEDED, 'the messages quota of the project is spent');
+      return done(null, null);
+    }
+    sub.topic = internal;
+    done(null, sub);
+  };
+}

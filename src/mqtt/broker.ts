@@ -1,0 +1,155 @@
+import { Aedes, Client } from 'aedes';
+import { randomUUID } from 'node:crypto';
+import { Device } from '../devices/device';
+import { SessionControl } from '../devices/port';
+import { MessageBus, RelayedMessage } from '../messaging/port';
+import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
+import { authenticateHook } from './authenticate';
+import { authorizeForwardHook } from './authorize-forward';
+import { authorizePublishHook } from './authorize-publish';
+import { authorizeSubscribeHook } from './authorize-subscribe';
+import { AedesBrokerDeps, HookContext } from './hook-context';
+import { createMessagePipeline } from './message-pipeline';
+import { createBrokerSessions } from './session-control';
+import { sessionPersistence } from './session-persistence';
+import { createSessionUpkeep, SessionUpkeep } from './session-upkeep';
+import { createShadowTopics } from './shadow-topics';
+import { createMqtt5 } from './v5/mqtt5';
+
+export type { AedesBrokerDeps } from './hook-context';
+
+export interface AedesBroker {
+  aedes: Aedes;
+  /** Publishes to this node's connections only, at QoS 0 (replies and notices to devices connected here). */
+  bus: MessageBus;
+  /**
+   * Publishes an accepted message (REST, CoAP, hooks, the console): kept as retained, queued for persistent sessions,
+   * carried to the other nodes, delivered here (message-pipeline.ts). Resolves once all of that is done.
+   */
+  messages: MessageBus;
+  sessions: SessionControl;
+  /** Delivers a message another node accepted (the backbone calls it). */
+  deliver(message: RelayedMessage): Promise<void>;
+  /** Closes every session whose device was deleted, disabled, banned, moved or given a new token since it connected. */
+  recheckSessions(): Promise<void>;
+  upkeep: SessionUpkeep;
+  /**
+   * First step of a shutdown: stops reading from every connection, then waits (at most `ms`) for the publishes already
+   * read to be kept and acknowledged, so a device is never left without the PUBACK of a message that was kept.
+   */
+  drain(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The device-facing broker (issue 2, section 4): aedes with one hook per file, like aedes' own handlers. Devices
+ * connect with ClientID = deviceid, username = token and password = secret or empty. Every topic and filter is
+ * rewritten into the device's scope on the way in and back on the way out (messaging/topics.ts), so groups and
+ * private channels stay apart. Sessions live in the session store (docs/mqtt.md "Persistent sessions").
+ */
+export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBroker> {
+  const { presence, logger, sessions: { store, shared, settings } } = deps;
+  const scopes = new WeakMap<Client, Device>();
+  const ctx = { ...deps, scopes, withoutClientId: new WeakSet<Client>(), store, publishesInFlight: new Set() } as HookContext;
+  // MQTT 5 (aedes 2) and the aedes 1.2.0 security fixes: mqtt/v5/mqtt5.ts.
+  const mqtt5 = createMqtt5({ logger, scopes });
+  const aedes = await Aedes.createBroker({
+    ...mqtt5.options,
+    // The node's name, then this run's: wills name the run that stored them (session-upkeep.ts, orphaned wills).
+    id: `${deps.nodeId}:${randomUUID().slice(0, 8)}`,
+    persistence: sessionPersistence(store, scopes) as never,
+    // Device ids are 36-character UUIDs; MQTT 3.1 capped ClientIDs at 23 characters, aedes keeps that cap by default.
+    maxClientsIdLength: 128,
+    // A second connection with the same ClientID takes over and the first is closed [MQTT-3.1.4-2]; aedes does it.
+    preConnect(client, packet, done) {
+      if (packet.clientId === '') ctx.withoutClientId.add(client);
+      rewriteFilters(client, scopes);
+      mqtt5.connecting(client, packet);
+      done(null, true);
+    },
+    authenticate: authenticateHook(ctx),
+    authorizePublish: mqtt5.guardPublish(authorizePublishHook(ctx)),
+    authorizeSubscribe: mqtt5.guardSubscribe(authorizeSubscribeHook(ctx)),
+    authorizeForward: authorizeForwardHook(ctx),
+  });
+  mqtt5.attach(aedes);
+  ctx.pipeline = createMessagePipeline({
+    aedes,
+    store,
+    sharedStore: shared,
+    relay: deps.relay,
+    retainedPerGroupLimit: settings.retainedPerGroupLimit,
+    onDropped: (count) => deps.metrics.mqttQueueDropped.inc(count),
+  });
+  deps.metrics.observeQueuedMessages(() => store.queuedMessages());
+  ctx.bus = {
+    publish: (topic, payload, options = {}) =>
+      new Promise<void>((resolve, reject) =>
+        aedes.publish(
+          { cmd: 'publish', topic, payload, qos: 0, retain: false, dup: false, ...(options.properties && { properties: options.properties }) },
+          (err) => (err ? reject(err) : resolve()),
+        ),
+      ),
+  };
+  ctx.shadowTopics = createShadowTopics({ shadowService: deps.shadowService, bus: ctx.bus, logger });
+  const upkeep = createSessionUpkeep({
+    aedes,
+    store,
+    sharedStore: shared,
+    nodeId: deps.nodeId,
+    pipeline: ctx.pipeline,
+    bus: ctx.bus,
+    devices: deps.devices,
+    isConnected: (deviceid) => presence.isConnected(deviceid),
+    expirySeconds: settings.expirySeconds,
+    queueLimit: settings.queueLimit,
+    logger,
+    now: Date.now,
+  });
+
+  // Presence counts client objects, not ids: a client that hangs up right after CONNECT can be reported
+  // disconnected before it is reported ready, and must then not count as online.
+  const online = new WeakSet<Client>();
+  aedes.on('clientReady', (client) => {
+    if (client.closed || online.has(client)) return;
+    online.add(client);
+    presence.connected(client.id);
+    logger.debug({ deviceid: client.id }, 'mqtt client connected');
+  });
+  aedes.on('clientDisconnect', (client) => {
+    if (!online.delete(client)) return;
+    presence.disconnected(client.id);
+    logger.debug({ deviceid: client.id }, 'mqtt client disconnected');
+  });
+  aedes.on('clientError', (client, err) => logger.debug({ deviceid: client.id, err: err.message }, 'mqtt client error'));
+
+  const control = createBrokerSessions(aedes, scopes, deps.devices, logger);
+  return {
+    aedes,
+    bus: ctx.bus,
+    messages: {
+      publish: (topic, payload, options = {}) =>
+        ctx.pipeline.accept({ topic, payload, qos: options.qos ?? 0, retain: options.retain ?? false, properties: options.properties }),
+    },
+    deliver: (message) => (aedes.closed ? Promise.resolve() : ctx.pipeline.deliverRelayed(message)),
+    recheckSessions: control.recheckSessions,
+    sessions: { disconnectDevice: control.disconnectDevice },
+    upkeep,
+    async drain(ms) {
+      for (const client of Object.values(connectedClients(aedes))) if (client) stopReading(client);
+      if (ctx.publishesInFlight.size === 0) return;
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+      while (ctx.publishesInFlight.size > 0) {
+        const settled = await Promise.race([Promise.allSettled([...ctx.publishesInFlight]).then(() => true), deadline.then(() => false)]);
+        if (!settled) return logger.warn({ publishes: ctx.publishesInFlight.size }, 'shutdown: publishes still in flight after the drain bound');
+      }
+      // aedes writes the acknowledgement once the hook answers: let it reach the socket before the connections close.
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        upkeep.close();
+        aedes.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,147 @@
+import type { Aedes } from 'aedes';
+import { AppError } from '../core/errors';
+import { MessageRelay, RelayedMessage } from '../messaging/port';
+import { MessageProperties } from '../messaging/properties';
+import { retainedScopeOf } from '../messaging/topics';
+import { SessionPacket, SessionStore } from '../sessions/port';
+
+/** A message as the service accepts it; `topic` is internal (messaging/topics.ts). */
+export interface AcceptedMessage {
+  topic: string;
+  payload: Buffer;
+  qos: 0 | 1 | 2;
+  retain: boolean;
+  /** MQTT 5 properties (messaging/properties.ts), kept with the message wherever it is queued. */
+  properties?: MessageProperties;
+  /** The publishing device's ClientID, for MQTT 5's No Local [MQTT-3.8.3-3]; none for REST, CoAP and hooks. */
+  clientId?: string;
+}
+
+export interface MessagePipeline {
+  /**
+   * A message accepted on this node (a device's PUBLISH, REST, CoAP, a hook, a will): kept as retained, queued for
+   * every persistent session it matches, carried to the other nodes, then handed to this node's connections. Resolves
+   * once all of that is done, so an acknowledgement sent then (PUBACK, PUBREC, 2xx) promises no loss. Rejects with an
+   * AppError (RETAINED_LIMIT, BACKEND_UNAVAILABLE) when refused: then no connection got it and no queue keeps it.
+   */
+  accept(message: AcceptedMessage): Promise<void>;
+  /** A message another node accepted, as the backbone brings it. */
+  deliverRelayed(message: RelayedMessage): Promise<void>;
+}
+
+export interface MessagePipelineDeps {
+  aedes: Aedes;
+  store: SessionStore;
+  /** True when every node reads this store (Redis): the node that accepts a message queues it, the others only deliver. */
+  sharedStore: boolean;
+  relay?: MessageRelay;
+  retainedPerGroupLimit: number;
+  /** Called with how many older messages full queues dropped. */
+  onDropped(count: number): void;
+}
+
+interface Prepared {
+  packet: SessionPacket;
+  queuedFor: string[];
+  /** Settles when the backbone has the message (at once without one, or for QoS 0). */
+  relayed: Promise<void>;
+}
+
+/**
+ * The one path of every accepted message (docs/mqtt.md "Persistent sessions"). Steps run in acceptance order for the
+ * whole node: the stamp (broker id and counter, the message's identity in every queue and on every node), the
+ * retained store, the queueing and the hand-over to the backbone in one chain, the local delivery in another that
+ * waits for the backbone's acknowledgement. In that order a queue holds messages in the order they were accepted
+ * [MQTT-4.6.0-6], and aedes, which drops a delivery whose counter is not above the last one a client got from that
+ * broker id (its duplicate check for overlapping subscriptions), never sees a counter go back.
+ *
+ * QoS 0 and QoS 1/2 messages are counted apart (`<aedes id>.q0`, `.q1`): the backbone may deliver a QoS 0 message
+ * before a QoS 1 message sent earlier (the latter waits for the receiver's in-flight window), and each lane alone
+ * keeps its order.
+ */
+export function createMessagePipeline({ aedes, store, sharedStore, relay, retainedPerGroupLimit, onDropped }: MessagePipelineDeps): MessagePipeline {
+  const counters = { q0: 0, q1: 0 };
+  let preparing: Promise<unknown> = Promise.resolve();
+  let delivering: Promise<unknown> = Promise.resolve();
+
+  const stamp = (message: AcceptedMessage): SessionPacket => {
+    const lane = message.qos > 0 ? 'q1' : 'q0';
+    // MQTT 5 Message Expiry: the absolute time aedes drops a queued copy at and counts the interval left from [MQTT-3.3.2-5].
+    const interval = message.properties?.messageExpiryInterval;
+    const expiry = interval === undefined ? {} : { messageExpiry: Date.now() + interval * 1000 };
+    return { cmd: 'publish', ...message, ...expiry, dup: false, brokerId: `${aedes.id}.${lane}`, brokerCounter: ++counters[lane] };
+  };
+
+  /** Hands a stamped packet to this node's connections; aedes' own persistence steps are off (session-persistence.ts). */
+  const deliverHere = (packet: SessionPacket) =>
+    new Promise<void>((resolve, reject) => {
+      if (aedes.closed) return resolve();
+      aedes.publish({ ...packet } as Parameters<Aedes['publish']>[0], (err) => (err ? reject(err) : resolve()));
+    });
+
+  async function keep(packet: SessionPacket, limited: boolean): Promise<string[]> {
+    if (packet.retain) {
+      const scope = retainedScopeOf(packet.topic!);
+      if (!limited) await store.storeRetained(packet);
+      else if (!(await store.storeRetainedWithin(packet, scope, retainedPerGroupLimit))) {
+        throw new AppError(
+          'RETAINED_LIMIT',
+          `this group already keeps ${retainedPerGroupLimit} retained messages; clear one (publish an empty retained message) first`,
+        );
+      }
+    }
+    if (packet.qos === 0) return [];
+    const subs = await store.subscriptionsByTopic(packet.topic!);
+    if (subs.length === 0) return [];
+    const dropped = await store.outgoingEnqueueCombi(subs, packet);
+    if (dropped > 0) onDropped(dropped);
+    return subs.map((sub) => sub.clientId);
+  }
+
+  /** Runs `prepare` in the preparing chain and the delivery in the delivering chain, each in call order. */
+  function inOrder(prepare: () => Promise<Prepared>): Promise<void> {
+    const prepared = preparing.then(prepare);
+    preparing = prepared.catch(() => undefined);
+    const delivered = delivering.then(async () => {
+      const { packet, queuedFor, relayed } = await prepared;
+      try {
+        await relayed;
+      } catch (err) {
+        // Refused: it must not wait in a queue either. Entries another node already sent stay (their PUBACK clears them).
+        await store.outgoingDiscard(queuedFor, packet).catch(() => undefined);
+        throw err;
+      }
+      await deliverHere(packet);
+    });
+    delivering = delivered.catch(() => undefined);
+    return delivered;
+  }
+
+  return {
+    accept: (message) =>
+      inOrder(async () => {
+        const packet = stamp(message);
+        const queuedFor = await keep(packet, true);
+        // With a shared store the others find the message retained there; on the backbone it would be kept twice.
+        const relayed = relay
+          ? relay.relay({ ...message, retain: sharedStore ? false : message.retain, id: { broker: packet.brokerId!, counter: packet.brokerCounter! } })
+          : Promise.resolve();
+        relayed.catch(() => undefined);
+        return { packet, queuedFor, relayed };
+      }),
+
+    deliverRelayed({ id, ...message }) {
+      if (sharedStore) {
+        // Queued and kept retained by the node that accepted it; delivered here under its identity, so a persistent
+        // session's PUBACK clears the one entry that node queued.
+        const identity = id ? { brokerId: id.broker, brokerCounter: id.counter } : stamp(message);
+        return deliverHere({ cmd: 'publish', ...message, dup: false, ...identity });
+      }
+      // Each node keeps its own sessions: the message is taken in here as if accepted, without going back out.
+      return inOrder(async () => {
+        const packet = stamp(message);
+        return { packet, queuedFor: await keep(packet, false), relayed: Promise.resolve() };
+      });
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { Aedes, Client } from 'aedes';
+import type { Logger } from 'pino';
+import { Device } from '../devices/device';
+import { DeviceStore, SessionControl } from '../devices/port';
+import { connectedClients } from './aedes-patches';
+import { closeSession } from './v5/refusals';
+
+/** The backbone's reason when the device connected on another node (adapters/backbone/mqtt-backbone.ts). */
+const TAKEN_OVER = 'session taken over';
+
+/** Closes sessions the registry no longer allows: one device's on a kick, or every changed one on a recheck. */
+export interface BrokerSessions extends SessionControl {
+  /** Closes every session whose device was deleted, disabled, banned, moved or given a new token since it connected. */
+  recheckSessions(): Promise<void>;
+}
+
+export function createBrokerSessions(aedes: Aedes, scopes: WeakMap<Client, Device>, devices: DeviceStore, logger: Logger): BrokerSessions {
+  const close = (client: Client, deviceid: string, reason: string) => {
+    logger.info({ deviceid, reason }, 'mqtt session closed by the service');
+    // MQTT 5 clients hear why, in a DISCONNECT; MQTT 3.1.1 has none to send.
+    if (client.version === 5) closeSession(client, reason, reason.startsWith(TAKEN_OVER));
+    else client.close();
+  };
+  return {
+    disconnectDevice(deviceid, reason) {
+      const client = connectedClients(aedes)[deviceid];
+      if (client) close(client, deviceid, reason);
+    },
+    async recheckSessions() {
+      for (const client of Object.values(connectedClients(aedes))) {
+        const connectedAs = client && scopes.get(client);
+        if (!client || !connectedAs) continue;
+        // A store that does not answer leaves the session as it is; the next recheck or kick will see to it.
+        const now = await devices.getDevice(connectedAs.deviceid).catch(() => connectedAs);
+        const reason = sessionEndReason(connectedAs, now);
+        if (reason !== undefined && !client.closed) close(client, connectedAs.deviceid, reason);
+      }
+    },
+  };
+}
+
+/** Why a device connected as `connectedAs` may no longer keep its session, as the registry's kicks would say. */
+function sessionEndReason(connectedAs: Device, now: Device | undefined): string | undefined {
+  if (!now) return 'device deleted';
+  if (!now.enabled) return 'device disabled';
+  if (now.banned) return 'device banned';
+  if (now.token !== connectedAs.token) return 'token rotated';
+  if (now.groupid !== connectedAs.groupid || now.projectid !== connectedAs.projectid) return 'device moved to another group';
+  return undefined;
+}

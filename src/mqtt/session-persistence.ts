@@ -1,0 +1,74 @@
+import type { Client } from 'aedes';
+import { Readable } from 'node:stream';
+import { externalTopic, isDeviceFacing, Scope } from '../messaging/topics';
+import { SessionClient, SessionPacket, SessionStore } from '../sessions/port';
+import { SESSION_MARKER_FILTER } from './aedes-patches';
+
+/**
+ * What aedes is given as its `persistence`: the session store, with the parts of aedes' publish path that the
+ * service does itself (message-pipeline.ts) turned off, so that they happen once per cluster and not once per node:
+ *
+ * - `storeRetained` and the queueing of a QoS 1/2 message for persistent sessions (`subscriptionsByTopic` +
+ *   `outgoingEnqueueCombi`) are done by the node that accepted the message, before anyone may see it; aedes' own
+ *   publish then only delivers to this node's connections.
+ * - `streamWill` is empty: aedes' periodic will sweep takes every will whose broker it has not heard from lately for
+ *   an orphan, and each node hears only itself, so it would publish the wills of devices connected to other nodes.
+ *   orphaned-wills.ts publishes the wills a crash left behind instead.
+ * - a queued message is read back with the topic the device knows (its subscription matched the internal topic).
+ * - a session that holds only an unfinished incoming QoS 2 exchange is still a session: its CONNACK says session
+ *   present [MQTT-3.2.2-2], which aedes decides from the subscriptions alone, so it is given one that
+ *   authorizeSubscribe refuses on restore (aedes-patches.ts SESSION_MARKER_FILTER).
+ * - a live delivery to a persistent session whose queue entry is missing (it subscribed after the message was queued,
+ *   or its full queue dropped it) gets one, so its PUBACK has an entry to clear and a reconnection resends it.
+ */
+export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, Scope>): SessionStore {
+  const view: SessionStore = Object.create(store);
+  return Object.assign(view, {
+    async setup(broker: { id: string }) {
+      await store.setup(broker);
+    },
+    async storeRetained() {},
+    async subscriptionsByTopic() {
+      return [];
+    },
+    async outgoingEnqueueCombi() {
+      return 0;
+    },
+    streamWill: () => Readable.from([]),
+    async subscriptionsByClient(client: SessionClient) {
+      const subscriptions = await store.subscriptionsByClient(client);
+      if (subscriptions.length > 0 || !(await store.hasIncoming(client.id))) return subscriptions;
+      return [{ topic: SESSION_MARKER_FILTER, qos: 0 }];
+    },
+    outgoingStream(client: SessionClient) {
+      const scope = scopes.get(client as Client);
+      return Readable.from(
+        (async function* external() {
+          for await (const packet of store.outgoingStream(client) as AsyncIterable<SessionPacket>) {
+            yield withExternalTopic(scope, packet);
+          }
+        })(),
+      );
+    },
+    async outgoingUpdate(client: SessionClient, packet: SessionPacket) {
+      try {
+        await store.outgoingUpdate(client, packet);
+      } catch (err) {
+        if (packet.cmd !== 'publish' || packet.brokerId === undefined) throw err;
+        await store.outgoingEnqueue({ clientId: client.id }, packet);
+        await store.outgoingUpdate(client, packet);
+      }
+    },
+  } satisfies Partial<SessionStore>);
+}
+
+/**
+ * A queued PUBLISH as the device knows it. PUBRELs have no topic; a topic already external (aedes wrote an updated
+ * packet back) stays; one outside the device's scope cannot be in its queue, and goes as it is to authorizeForward,
+ * which refuses it and clears the entry.
+ */
+function withExternalTopic(scope: Scope | undefined, packet: SessionPacket): SessionPacket {
+  if (packet.topic === undefined || isDeviceFacing(packet.topic) || !scope) return packet;
+  const topic = externalTopic(scope, packet.topic);
+  return topic === undefined ? packet : { ...packet, topic };
+}

@@ -1,0 +1,228 @@
+import type { Logger } from 'pino';
+import { ChangeFeed } from '../cluster/port';
+import { createReadCache } from '../cluster/read-cache';
+import { AppError } from '../core/errors';
+import { blockFor, Counters, othersIn, ownIn, quotasIn, zeroCounters } from './grants';
+import { createMonthGrants, Month, monthFrom } from './month-grants';
+import { QuotaLedger, QuotaLimitStore, QuotaReport, QuotaService } from './port';
+import { Amounts, Limits, monthEnd, monthOf, QUOTA_NAMES, QuotaName } from './quota';
+import { quotaExceeded } from './refusal';
+
+export interface ClusterQuotaDeps {
+  limits: QuotaLimitStore;
+  ledger: QuotaLedger;
+  /** This node's NODE_ID: its rows of the ledger (registration keeps it unique, src/cluster/node-registration.ts). */
+  node: string;
+  changes: ChangeFeed;
+  now: () => number;
+  logger: Logger;
+  onRefused?: (quota: QuotaName) => void;
+  /** How often this node's counts are saved, in ms. */
+  flushMs?: number;
+  /** How long limits are used before they are read again, in ms (a change notice drops them at once). */
+  limitsMaxAgeMs: number;
+}
+
+const add = (counters: Counters, amounts: Amounts, sign = 1) => {
+  for (const [q, n] of quotasIn(amounts)) counters[q] += sign * n;
+};
+
+/**
+ * The quotas of a cluster (STORE=cassandra, docs/automation.md "Quotas"), over a ledger every node shares. Each node
+ * counts its own charges and saves them every `flushMs` as absolute values. For a limited quota a node first takes a
+ * block of the limit (a grant: compare-and-set over the project's month, so the nodes' grants never add up past the
+ * limit) and charges from it in memory; what it did not spend it gives back when limits change and when it stops.
+ *
+ * Charges that can wait for a grant (reserve, spend: shadow writes, REST calls, MQTT CONNECT, triggers) never pass a
+ * limit. `spendNow` (MQTT subscriptions and publishes) cannot wait: past its grant a node charges on credit, at most
+ * one block, within what it last read was left, and takes the grant in the background: if the other nodes took what
+ * was left meanwhile, the limit is passed by at most that block per node.
+ */
+export function createClusterQuotaService(deps: ClusterQuotaDeps): QuotaService {
+  const { ledger, node, changes, now, logger, onRefused, flushMs = 1000 } = deps;
+  const months = new Map<string, Month>();
+  const loading = new Map<string, Promise<Month>>();
+  /** Charged (`record`, `spendNow`) before the month was read: counted in when it is. */
+  const pending = new Map<string, Counters>();
+  const limitCache = createReadCache<Limits>({ maxAgeMs: deps.limitsMaxAgeMs, now });
+  let saving: Promise<void> = Promise.resolve();
+  let closed = false;
+  const grants = createMonthGrants({ ledger, node, logger });
+
+  const keyOf = (projectid: string, month: string) => `${projectid}\u0000${month}`;
+  const limitsOf = (projectid: string) => limitCache.get(projectid, () => deps.limits.getLimits(projectid));
+  const peekLimits = (projectid: string) => limitCache.peek(projectid, () => deps.limits.getLimits(projectid));
+
+  function monthOfProject(projectid: string, month: string): Promise<Month> {
+    const key = keyOf(projectid, month);
+    const known = months.get(key);
+    if (known) return Promise.resolve(known);
+    let load = loading.get(key);
+    if (!load) {
+      load = (async () => {
+        const m = monthFrom(projectid, month, await ledger.read(projectid, month), node);
+        add(m.used, pending.get(key) ?? {});
+        pending.delete(key);
+        months.set(key, m);
+        return m;
+      })().finally(() => loading.delete(key));
+      loading.set(key, load);
+    }
+    return load;
+  }
+
+  function refuse(m: Month, q: QuotaName, limit: number, at: number): AppError {
+    onRefused?.(q);
+    return quotaExceeded(m.projectid, q, limit, Math.min(limit, grants.claimedBy(m, q)), m.month, at);
+  }
+
+  /** Takes `amounts` once every limited quota's grant covers them; throws QUOTA_EXCEEDED when one cannot. */
+  async function take(projectid: string, amounts: Amounts, at: number): Promise<Month> {
+    const [m, limits] = await Promise.all([monthOfProject(projectid, monthOf(at)), limitsOf(projectid)]);
+    for (;;) {
+      const short = quotasIn(amounts).filter(([q, n]) => limits[q] !== undefined && !grants.covered(m, q, n, limits[q]!));
+      if (short.length === 0) break;
+      for (const [q, n] of short) {
+        const limit = limits[q]!;
+        // Held under a higher limit: give it back first, so that the lower one counts it.
+        if (m.others.claimed[q] + m.granted[q] > limit) await grants.giveBack(m);
+        if (!(await grants.grant(m, q, n, limit))) throw refuse(m, q, limit, at);
+      }
+      // Charges of this node taken meanwhile may have spent the new grant: look again.
+    }
+    add(m.used, amounts);
+    grants.topUp(m, limits);
+    return m;
+  }
+
+  /** Saves every month whose counts changed; one save at a time. Past months leave memory once saved. */
+  function save(): Promise<void> {
+    saving = saving.then(async () => {
+      // Charged before their month was read: read it, so that they are saved with the rest.
+      await Promise.all(
+        [...pending.keys()].map((key) => {
+          const [projectid, month] = key.split('\u0000');
+          return monthOfProject(projectid, month).catch((err: unknown) => logger.warn({ err }, 'quota counters not read'));
+        }),
+      );
+      const counts: { projectid: string; month: string; quota: QuotaName; used: number }[] = [];
+      for (const m of months.values()) {
+        for (const q of QUOTA_NAMES) if (m.used[q] !== m.saved[q]) counts.push({ projectid: m.projectid, month: m.month, quota: q, used: m.used[q] });
+      }
+      if (counts.length > 0) {
+        try {
+          await ledger.saveUsed(node, counts);
+        } catch (err) {
+          logger.warn({ err }, 'quota counters not saved; retrying');
+          return;
+        }
+        for (const c of counts) months.get(keyOf(c.projectid, c.month))!.saved[c.quota] = c.used;
+      }
+      const current = monthOf(now());
+      for (const [key, m] of months) if (m.month !== current && QUOTA_NAMES.every((q) => m.used[q] === m.saved[q])) months.delete(key);
+    });
+    return saving;
+  }
+
+  const timer = setInterval(() => void save(), flushMs);
+  timer.unref();
+
+  /** Limits changed on some node: read them again, and give back what was granted under the old ones. */
+  function limitsChanged(projectid: string): void {
+    limitCache.invalidate(projectid);
+    for (const m of months.values()) if (m.projectid === projectid) void grants.giveBack(m);
+  }
+  changes.listen((notice) => {
+    if (notice === 'all') limitCache.clear();
+    else if (notice.kind === 'quota-limits') limitsChanged(notice.key);
+  });
+
+  const service: QuotaService = {
+    async reserve(projectid, amounts, at) {
+      const m = await take(projectid, amounts, at);
+      let held = true;
+      return {
+        charge: { projectid, month: m.month, amounts },
+        release() {
+          if (held) add(m.used, amounts, -1);
+          held = false;
+        },
+      };
+    },
+
+    async spend(projectid, amounts, at) {
+      await take(projectid, amounts, at);
+    },
+
+    spendNow(projectid, amounts, at) {
+      const month = monthOf(at);
+      const m = months.get(keyOf(projectid, month));
+      const limits = peekLimits(projectid)?.value;
+      if (!m || !limits) {
+        service.record(projectid, amounts, at);
+        return undefined;
+      }
+      const credit: [QuotaName, number, number][] = [];
+      for (const [q, n] of quotasIn(amounts)) {
+        const limit = limits[q];
+        if (limit === undefined || grants.covered(m, q, n, limit)) continue;
+        if (m.others.claimed[q] + m.granted[q] > limit) void grants.giveBack(m);
+        const mine = Math.max(m.used[q], m.granted[q]);
+        const need = m.used[q] + n - mine;
+        // On credit: no more than one block past the grant, within the room last read.
+        const block = blockFor(limit - m.others.claimed[q] - mine, need);
+        if (block === 0) return refuse(m, q, limit, at);
+        // Past the credit while grants fail: the counters are out of reach, which is no spent quota.
+        if (m.used[q] + n - m.granted[q] > block) return m.grantFailure ?? refuse(m, q, limit, at);
+        credit.push([q, n, limit]);
+      }
+      add(m.used, amounts);
+      for (const [q, n, limit] of credit) void grants.grantInBackground(m, q, n, limit);
+      grants.topUp(m, limits);
+      return undefined;
+    },
+
+    record(projectid, amounts, at) {
+      const month = monthOf(at);
+      const key = keyOf(projectid, month);
+      const m = months.get(key);
+      if (m) return add(m.used, amounts);
+      let counters = pending.get(key);
+      if (!counters) pending.set(key, (counters = zeroCounters()));
+      add(counters, amounts);
+      peekLimits(projectid);
+      monthOfProject(projectid, month).catch((err: unknown) => logger.warn({ err }, 'quota counters not read'));
+    },
+
+    async report(projectid, month = monthOf(now())) {
+      const [snapshot, limits] = await Promise.all([ledger.read(projectid, month), deps.limits.getLimits(projectid)]);
+      const m = months.get(keyOf(projectid, month));
+      if (m) grants.refresh(m, snapshot);
+      const others = othersIn(snapshot, node).used;
+      const own = m ? m.used : ownIn(snapshot, node).used;
+      const extra = pending.get(keyOf(projectid, month)) ?? zeroCounters();
+      const quotas = Object.fromEntries(QUOTA_NAMES.map((q) => [q, { used: others[q] + own[q] + (m ? 0 : extra[q]), limit: limits[q] ?? null }]));
+      return { projectid, month, resetsAt: new Date(monthEnd(month)).toISOString(), quotas: quotas as QuotaReport['quotas'] };
+    },
+
+    async setLimits(projectid, limits) {
+      try {
+        await deps.limits.setLimits(projectid, limits);
+      } finally {
+        changes.announce({ kind: 'quota-limits', key: projectid });
+        limitsChanged(projectid);
+      }
+    },
+
+    flush: save,
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      await Promise.all([...months.values()].map((m) => grants.giveBack(m)));
+      await save();
+    },
+  };
+  return service;
+}

@@ -1,0 +1,141 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * A packet as a session store keeps it: a PUBLISH (queued, retained, a will, an incoming QoS 2 message) or a PUBREL
+ * that replaced a queued QoS 2 PUBLISH. Stored with every own field it has (MQTT 5 `properties` included) and read back
+ * equal, Buffers as Buffers; function-valued fields (aedes' write callbacks) are never stored.
+ */
+export interface SessionPacket {
+  cmd?: string;
+  topic?: string;
+  payload?: Buffer | string;
+  qos?: 0 | 1 | 2;
+  retain?: boolean;
+  dup?: boolean;
+  messageId?: number;
+  /** The aedes instance that made the packet, and its counter: together they name one message. */
+  brokerId?: string;
+  brokerCounter?: number;
+  clientId?: string;
+  [field: string]: unknown;
+}
+
+/** What is kept of a subscription besides its filter: aedes-persistence's record, with an MQTT 5 identifier. */
+export interface SubscriptionRecord {
+  qos: 0 | 1 | 2;
+  rh?: number;
+  rap?: boolean;
+  nl?: boolean;
+  subscriptionIdentifier?: number;
+}
+
+/** A stored subscription of a persistent session: the filter and its options. */
+export interface SessionSubscription extends SubscriptionRecord {
+  topic: string;
+}
+
+/** A subscription as a matching topic finds it: which client, which filter. */
+export interface MatchedSubscription extends SessionSubscription {
+  clientId: string;
+}
+
+/** The client as the store needs it: its ClientID (aedes passes its Client, or `{ id, brokerId }` for wills). */
+export interface SessionClient {
+  id: string;
+  brokerId?: string;
+}
+
+/**
+ * Where MQTT session state lives so that it outlives a process and is seen by every node: aedes' persistence
+ * interface (aedes-persistence 11, promise-based; each adapter passes its abstract suite, test/persistence) plus
+ * what the service needs on top: bounded queues, a retained limit per scope, session expiry, and the figures of
+ * /metrics. Adapters: SQLite in DATA_DIR (adapters/sqlite/sqlite-session-store.ts) and Redis
+ * (adapters/redis/redis-session-store.ts).
+ */
+export interface SessionStore {
+  /** aedes calls it once; it must be an `async function` (aedes checks the constructor's name). */
+  setup(broker: { id: string }): Promise<void>;
+
+  // Retained messages [MQTT-3.3.1-5]: one per topic, an empty payload deletes it [MQTT-3.3.1-10].
+  storeRetained(packet: SessionPacket): Promise<void>;
+  createRetainedStream(pattern: string): Readable;
+  createRetainedStreamCombi(patterns: string[]): Readable;
+
+  // Subscriptions of persistent sessions [MQTT-3.1.2-4].
+  addSubscriptions(client: SessionClient, subs: SessionSubscription[]): Promise<void>;
+  removeSubscriptions(client: SessionClient, topics: string[]): Promise<void>;
+  subscriptionsByClient(client: SessionClient): Promise<SessionSubscription[]>;
+  /** QoS 1 and 2 subscriptions whose filter matches `topic`, of every client. */
+  subscriptionsByTopic(topic: string): Promise<MatchedSubscription[]>;
+  /** Ends a session: its subscriptions and its queue. */
+  cleanSubscriptions(client: SessionClient): Promise<void>;
+  countOffline(): Promise<{ subsCount: number; clientsCount: number }>;
+  /** Clients subscribed to exactly `topic`, in client-id order on every store (a Redis set has no order of its own). */
+  getClientList(topic: string): Readable;
+
+  // The outgoing queue of each session, in order: messages to send, in-flight ones, PUBRELs [MQTT-4.4.0-1].
+  outgoingEnqueue(sub: { clientId: string }, packet: SessionPacket): Promise<number>;
+  /** Queues `packet` for each subscription's client; resolves with how many older messages a full queue dropped. */
+  outgoingEnqueueCombi(subs: { clientId: string }[], packet: SessionPacket): Promise<number>;
+  /** Takes back a message queued for these clients and not sent to any of them yet (its publish was refused). */
+  outgoingDiscard(clientIds: string[], packet: SessionPacket): Promise<void>;
+  outgoingUpdate(client: SessionClient, packet: SessionPacket): Promise<void>;
+  outgoingClearMessageId(client: SessionClient, packet: SessionPacket): Promise<SessionPacket | undefined>;
+  outgoingStream(client: SessionClient): Readable;
+
+  // Incoming QoS 2 messages between PUBREC and PUBREL [MQTT-4.3.3-2].
+  incomingStorePacket(client: SessionClient, packet: SessionPacket): Promise<void>;
+  incomingGetPacket(client: SessionClient, packet: { messageId?: number }): Promise<SessionPacket>;
+  incomingDelPacket(client: SessionClient, packet: { messageId?: number }): Promise<void>;
+  cleanIncoming(client: SessionClient): Promise<void>;
+  /** True while the client's session holds an incoming QoS 2 message whose PUBREL has not come (session state too). */
+  hasIncoming(clientId: string): Promise<boolean>;
+
+  // Wills: one per ClientID, owned by the broker (process) that stored it.
+  putWill(client: SessionClient, packet: SessionPacket): Promise<void>;
+  getWill(client: SessionClient): Promise<SessionPacket | undefined>;
+  /** Deletes the client's will; with `client.brokerId`, only when that broker owns it. Resolves with what it deleted. */
+  delWill(client: SessionClient): Promise<SessionPacket | undefined>;
+  /** Wills whose owner is not among `brokers`. */
+  streamWill(brokers?: Record<string, unknown>): Readable;
+
+  destroy(): Promise<void>;
+
+  // Beyond aedes' interface.
+  /**
+   * Stores a retained message unless `scope` (a topic prefix) already holds `limit` retained topics other than this
+   * one; replacing or deleting is always allowed. Resolves false when refused.
+   */
+  storeRetainedWithin(packet: SessionPacket, scope: string, limit: number): Promise<boolean>;
+  /** Records that a persistent session was connected or disconnected at `at` (ms), for session expiry. */
+  touchSession(clientId: string, at: number): Promise<void>;
+  /**
+   * Messages a full queue dropped for `clientId` since the last call (the count is reset), for the notice the device
+   * gets when it returns.
+   */
+  takeDropped(clientId: string): Promise<number>;
+  /**
+   * Ends every session last touched before `before` (ms) whose client `online` does not claim: subscriptions, queue,
+   * incoming QoS 2 state and will. Resolves with the ClientIDs ended.
+   */
+  expireSessions(before: number, online: (clientId: string) => boolean): Promise<string[]>;
+  /** Messages waiting in every session's queue (PUBLISH entries, sent or not; not PUBRELs). */
+  queuedMessages(): Promise<number>;
+}
+
+/** The queue half of a session store (outgoing queues, incoming QoS 2 packets), which each adapter keeps in a module of its own. */
+export type SessionQueueMethods = Pick<
+  SessionStore,
+  | 'outgoingEnqueue'
+  | 'outgoingEnqueueCombi'
+  | 'outgoingDiscard'
+  | 'outgoingUpdate'
+  | 'outgoingClearMessageId'
+  | 'outgoingStream'
+  | 'incomingStorePacket'
+  | 'incomingGetPacket'
+  | 'incomingDelPacket'
+  | 'cleanIncoming'
+  | 'hasIncoming'
+  | 'queuedMessages'
+>;
