@@ -71,3 +71,24 @@ export function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): 
     );
   });
 }
+
+/** The identity aedes keeps a published packet under (aedes-packet copies a given broker id and counter). */
+interface StampedPacket {
+  brokerId?: string;
+  brokerCounter?: number;
+}
+
+/**
+ * Calls `listener` with each packet aedes hands to its emitter (`aedes.mq.emit`), the step of `aedes.publish` after
+ * which every connection of this node has the message in hand, in the order of the calls. aedes' publish callback
+ * comes only later, after a setImmediate per delivery (lib/write.js), so a caller that needs its publishes emitted
+ * in order waits for this instead (message-pipeline.ts).
+ */
+export function onEmit(aedes: Aedes, listener: (packet: StampedPacket) => void): void {
+  const mq = (aedes as unknown as { mq: { emit(packet: StampedPacket, done?: () => void): unknown } }).mq;
+  const emit = mq.emit.bind(mq);
+  mq.emit = (packet, done) => {
+    listener(packet);
+    return emit(packet, done);
+  };
+}

@@ -4,6 +4,7 @@ import { MessageRelay, RelayedMessage } from '../messaging/port';
 import { MessageProperties } from '../messaging/properties';
 import { retainedScopeOf } from '../messaging/topics';
 import { SessionPacket, SessionStore } from '../sessions/port';
+import { onEmit } from './aedes-patches';
 
 /** A message as the service accepts it; `topic` is internal (messaging/topics.ts). */
 export interface AcceptedMessage {
@@ -53,7 +54,9 @@ interface Prepared {
  * retained store, the queueing and the hand-over to the backbone in one chain, the local delivery in another that
  * waits for the backbone's acknowledgement. In that order a queue holds messages in the order they were accepted
  * [MQTT-4.6.0-6], and aedes, which drops a delivery whose counter is not above the last one a client got from that
- * broker id (its duplicate check for overlapping subscriptions), never sees a counter go back.
+ * broker id (its duplicate check for overlapping subscriptions), never sees a counter go back. A delivery waits for
+ * the one before it to reach aedes' emitter (every connection has it then, in order), not for aedes' callback,
+ * which comes an event-loop turn later: deliveries do not go one per turn.
  *
  * QoS 0 and QoS 1/2 messages are counted apart (`<aedes id>.q0`, `.q1`): the backbone may deliver a QoS 0 message
  * before a QoS 1 message sent earlier (the latter waits for the receiver's in-flight window), and each lane alone
@@ -63,6 +66,15 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
   const counters = { q0: 0, q1: 0 };
   let preparing: Promise<unknown> = Promise.resolve();
   let delivering: Promise<unknown> = Promise.resolve();
+  /** Deliveries handed to aedes and not emitted yet, by broker id and counter. */
+  const emitting = new Map<string, () => void>();
+  const identity = (packet: { brokerId?: string; brokerCounter?: number }) => `${packet.brokerId}#${packet.brokerCounter}`;
+  onEmit(aedes, (packet) => {
+    if (emitting.size === 0) return;
+    const key = identity(packet);
+    emitting.get(key)?.();
+    emitting.delete(key);
+  });
 
   const stamp = (message: AcceptedMessage): SessionPacket => {
     const lane = message.qos > 0 ? 'q1' : 'q0';
@@ -72,12 +84,24 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
     return { cmd: 'publish', ...message, ...expiry, dup: false, brokerId: `${aedes.id}.${lane}`, brokerCounter: ++counters[lane] };
   };
 
-  /** Hands a stamped packet to this node's connections; aedes' own persistence steps are off (session-persistence.ts). */
-  const deliverHere = (packet: SessionPacket) =>
-    new Promise<void>((resolve, reject) => {
-      if (aedes.closed) return resolve();
-      aedes.publish({ ...packet } as Parameters<Aedes['publish']>[0], (err) => (err ? reject(err) : resolve()));
+  /**
+   * Hands a stamped packet to this node's connections; aedes' own persistence steps are off (session-persistence.ts).
+   * `emitted` settles once aedes has emitted it to them (or refused it), `done` once aedes calls back.
+   */
+  const deliverHere = (packet: SessionPacket): { emitted: Promise<void>; done: Promise<void> } => {
+    if (aedes.closed) return { emitted: Promise.resolve(), done: Promise.resolve() };
+    const key = identity(packet);
+    const emitted = new Promise<void>((resolve) => emitting.set(key, resolve));
+    const done = new Promise<void>((resolve, reject) => {
+      aedes.publish({ ...packet } as Parameters<Aedes['publish']>[0], (err) => {
+        emitting.get(key)?.();
+        emitting.delete(key);
+        if (err) reject(err);
+        else resolve();
+      });
     });
+    return { emitted, done };
+  };
 
   async function keep(packet: SessionPacket, limited: boolean): Promise<string[]> {
     if (packet.retain) {
@@ -98,11 +122,14 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
     return subs.map((sub) => sub.clientId);
   }
 
-  /** Runs `prepare` in the preparing chain and the delivery in the delivering chain, each in call order. */
+  /**
+   * Runs `prepare` in the preparing chain and the delivery in the delivering chain, each in call order; resolves once
+   * aedes has delivered the message here.
+   */
   function inOrder(prepare: () => Promise<Prepared>): Promise<void> {
     const prepared = preparing.then(prepare);
     preparing = prepared.catch(() => undefined);
-    const delivered = delivering.then(async () => {
+    const handedOver = delivering.then(async () => {
       const { packet, queuedFor, relayed } = await prepared;
       try {
         await relayed;
@@ -111,10 +138,11 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
         await store.outgoingDiscard(queuedFor, packet).catch(() => undefined);
         throw err;
       }
-      await deliverHere(packet);
+      return deliverHere(packet);
     });
-    delivering = delivered.catch(() => undefined);
-    return delivered;
+    // The next delivery goes once this one is emitted (or failed); this caller waits for aedes' callback.
+    delivering = handedOver.then(({ emitted }) => emitted).catch(() => undefined);
+    return handedOver.then(({ done }) => done);
   }
 
   return {
@@ -134,8 +162,8 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
       if (sharedStore) {
         // Queued and kept retained by the node that accepted it; delivered here under its identity, so a persistent
         // session's PUBACK clears the one entry that node queued.
-        const identity = id ? { brokerId: id.broker, brokerCounter: id.counter } : stamp(message);
-        return deliverHere({ cmd: 'publish', ...message, dup: false, ...identity });
+        const stamped = id ? { brokerId: id.broker, brokerCounter: id.counter } : stamp(message);
+        return deliverHere({ cmd: 'publish', ...message, dup: false, ...stamped }).done;
       }
       // Each node keeps its own sessions: the message is taken in here as if accepted, without going back out.
       return inOrder(async () => {

@@ -3,9 +3,11 @@ import QlobberSub from 'qlobber/aedes/qlobber-sub';
 import { MatchedSubscription } from './port';
 
 /**
- * Topic matching for the session stores, without a trie held in memory: a trie per process drifts apart between the
- * nodes of a cluster (aedes-persistence-redis keeps one, synced only through the local broker), so the stores index
- * each filter by its literal head instead, and match against the few filters a topic's heads select.
+ * Topic matching for the session stores. A store shared by the nodes of a cluster (Redis) holds no trie in memory: a
+ * trie per process drifts apart between the nodes (aedes-persistence-redis keeps one, synced only through the local
+ * broker), so it indexes each filter by its literal head instead, and matches against the few filters a topic's heads
+ * select. A store of one process (SQLite) keeps a trie beside its table (`subscriptionIndex`), since it sees every
+ * change.
  *
  * Matching itself is qlobber's, with aedes-persistence's options, so results and their order are the in-memory
  * reference's (its abstract suite compares them).
@@ -35,6 +37,27 @@ export function matchSubscriptions(candidates: Iterable<MatchedSubscription>, to
   const trie = new QlobberSub<MatchedSubscription>(OPTIONS);
   for (const sub of candidates) trie.add(sub.topic, sub);
   return trie.match(topic);
+}
+
+/** The QoS 1 and 2 subscriptions of one process's session store, in memory; the store calls it after each commit. */
+export interface SubscriptionIndex {
+  /** Adds or replaces the subscription of `clientId` to `sub.topic`; a QoS 0 one is taken out (never matched). */
+  set(clientId: string, sub: Omit<MatchedSubscription, 'clientId'>): void;
+  remove(clientId: string, filter: string): void;
+  /** As `matchSubscriptions` over every subscription set and not removed. */
+  match(topic: string): MatchedSubscription[];
+}
+
+export function subscriptionIndex(): SubscriptionIndex {
+  const trie = new QlobberSub<MatchedSubscription>(OPTIONS);
+  return {
+    set(clientId, { topic, qos, rh, rap, nl }) {
+      if (qos > 0) trie.add(topic, { clientId, topic, qos, rh, rap, nl });
+      else trie.remove(topic, { clientId, topic });
+    },
+    remove: (clientId, filter) => void trie.remove(filter, { clientId, topic: filter }),
+    match: (topic) => trie.match(topic),
+  };
 }
 
 /** A test for topics against several filters (retained lookups). */

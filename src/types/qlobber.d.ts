@@ -18,6 +18,8 @@ declare module 'qlobber/aedes/qlobber-sub' {
   class QlobberSub<V extends { clientId: string; topic: string }> {
     constructor(options?: { separator?: string; wildcard_one?: string; wildcard_some?: string });
     add(topic: string, value: V): this;
+    /** Takes out the value of `value.clientId` under `topic`. */
+    remove(topic: string, value: Pick<V, 'clientId' | 'topic'>): this;
     match(topic: string): V[];
   }
   export = QlobberSub;

@@ -9,16 +9,14 @@ import { openMigratedSqlite } from './sqlite-open';
  */
 const MIGRATIONS = [
   // Subscriptions keep their rowid across an update (ON CONFLICT DO UPDATE), so a client's list stays in the order it
-  // subscribed. `head` is the filter's literal head (sessions/topic-match.ts): a topic looks up only the heads it has.
+  // subscribed. Topics are matched against a trie in memory (sqlite-session-store.ts), not here.
   `CREATE TABLE subscriptions (
      client_id TEXT NOT NULL,
      topic TEXT NOT NULL,
      qos INTEGER NOT NULL,
-     head TEXT NOT NULL,
      record BLOB NOT NULL,
      PRIMARY KEY (client_id, topic)
    );
-   CREATE INDEX subscriptions_by_head ON subscriptions (head) WHERE qos > 0;
    CREATE INDEX subscriptions_by_topic ON subscriptions (topic);
    CREATE TABLE outgoing (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,

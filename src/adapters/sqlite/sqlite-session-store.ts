@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { Readable } from 'node:stream';
 import { decodeValue, encodeValue, plainPacket } from '../../sessions/packet-codec';
-import { MatchedSubscription, SessionPacket, SessionStore, SessionSubscription, SubscriptionRecord } from '../../sessions/port';
-import { headRange, headsOf, literalHead, matchSubscriptions, topicTester } from '../../sessions/topic-match';
+import { SessionPacket, SessionStore, SessionSubscription, SubscriptionRecord } from '../../sessions/port';
+import { headRange, subscriptionIndex, topicTester } from '../../sessions/topic-match';
 import { openSessionDatabase } from './sqlite-session-schema';
 import { sqliteSessionQueue } from './sqlite-session-queue';
 
@@ -32,7 +32,8 @@ const isEmpty = (payload: SessionPacket['payload']) => payload === undefined || 
  * The embedded session store (SESSION_STORE=sqlite, the default): aedes' persistence on SQLite in DATA_DIR, WAL
  * with synchronous=FULL like every database of the service, so whatever a method resolved is on disk. better-sqlite3
  * runs each call to completion, so a method is atomic; multi-statement ones are transactions. One process only: nodes
- * of a cluster need a shared store (Redis).
+ * of a cluster need a shared store (Redis). Being the only writer, it matches topics against a trie of its QoS 1/2
+ * subscriptions kept in memory (loaded at open, changed after each commit) instead of reading them per message.
  */
 export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStoreOptions): SessionStore & { readonly broker: { id: string } } {
   const db: Database.Database = openSessionDatabase(file);
@@ -41,19 +42,22 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
   let destroyed = false;
 
   const upsertSub = db.prepare(
-    `INSERT INTO subscriptions (client_id, topic, qos, head, record) VALUES (@client, @topic, @qos, @head, @record)
-     ON CONFLICT (client_id, topic) DO UPDATE SET qos = excluded.qos, head = excluded.head, record = excluded.record`,
+    `INSERT INTO subscriptions (client_id, topic, qos, record) VALUES (@client, @topic, @qos, @record)
+     ON CONFLICT (client_id, topic) DO UPDATE SET qos = excluded.qos, record = excluded.record`,
   );
   const deleteSub = db.prepare('DELETE FROM subscriptions WHERE client_id = ? AND topic = ?');
   const subsOf = db.prepare<[string], SubscriptionRow>('SELECT topic, record FROM subscriptions WHERE client_id = ? ORDER BY rowid');
+  const topicsOf = db.prepare<[string], string>('SELECT topic FROM subscriptions WHERE client_id = ?').pluck();
   const clientsOf = db.prepare<[string], string>('SELECT client_id FROM subscriptions WHERE topic = ? ORDER BY client_id').pluck();
   const counts = db.prepare(
     'SELECT count(*) FILTER (WHERE qos > 0) AS subsCount, count(DISTINCT client_id) AS clientsCount FROM subscriptions',
   );
-  const endSession = db.transaction((clientId: string, withWill: boolean) => {
+  const endSession = db.transaction((clientId: string, withWill: boolean): string[] => {
+    const topics = topicsOf.all(clientId);
     for (const table of ['subscriptions', 'outgoing', 'sessions', ...(withWill ? ['incoming', 'wills'] : [])]) {
       db.prepare(`DELETE FROM ${table} WHERE client_id = ?`).run(clientId);
     }
+    return topics;
   });
   const putRetained = db.prepare('INSERT OR REPLACE INTO retained (topic, packet) VALUES (?, ?)');
   const delRetained = db.prepare('DELETE FROM retained WHERE topic = ?');
@@ -74,23 +78,17 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
   const resetDropped = db.prepare('UPDATE sessions SET dropped = 0 WHERE client_id = ?');
   const idle = db.prepare<[number], string>('SELECT client_id FROM sessions WHERE touched_at < ?').pluck();
 
-  /** One statement per number of heads (a topic of n levels has n + 1), prepared once. */
-  const byHeadCount = new Map<number, Database.Statement<string[], SubscriptionRow>>();
-  const subsWithHeads = (count: number) => {
-    let statement = byHeadCount.get(count);
-    if (!statement) {
-      const marks = Array.from({ length: count }, () => '?').join(',');
-      statement = db.prepare<string[], SubscriptionRow>(
-        `SELECT client_id, topic, record FROM subscriptions WHERE qos > 0 AND head IN (${marks}) ORDER BY rowid`,
-      );
-      byHeadCount.set(count, statement);
-    }
-    return statement;
+  const index = subscriptionIndex();
+  const indexRows = db.prepare<[], SubscriptionRow>('SELECT client_id, topic, record FROM subscriptions WHERE qos > 0 ORDER BY rowid');
+  for (const row of indexRows.all()) index.set(row.client_id, { topic: row.topic, ...decodeValue<SubscriptionRecord>(row.record) });
+  /** Ends a session, then takes its subscriptions out of the index. */
+  const end = (clientId: string, withWill: boolean) => {
+    for (const topic of endSession(clientId, withWill)) index.remove(clientId, topic);
   };
 
   const addSubs = db.transaction((clientId: string, subs: SessionSubscription[]) => {
     for (const sub of subs) {
-      upsertSub.run({ client: clientId, topic: sub.topic, qos: sub.qos, head: literalHead(sub.topic), record: encodeValue(recordOf(sub)) });
+      upsertSub.run({ client: clientId, topic: sub.topic, qos: sub.qos, record: encodeValue(recordOf(sub)) });
     }
   });
   const removeSubs = db.transaction((clientId: string, topics: string[]) => {
@@ -144,24 +142,20 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
     createRetainedStreamCombi: (patterns) => Readable.from(retainedMatching(patterns)),
     async addSubscriptions(client, subs) {
       addSubs(client.id, subs);
+      for (const sub of subs) index.set(client.id, { ...recordOf(sub), topic: sub.topic });
     },
     async removeSubscriptions(client, topics) {
       removeSubs(client.id, topics);
+      for (const topic of topics) index.remove(client.id, topic);
     },
     async subscriptionsByClient(client) {
       return subsOf.all(client.id).map((row) => ({ topic: row.topic, ...decodeValue<SubscriptionRecord>(row.record) }));
     },
     async subscriptionsByTopic(topic) {
-      const heads = headsOf(topic);
-      const rows = subsWithHeads(heads.length).all(...heads);
-      const candidates = rows.map((row): MatchedSubscription => {
-        const { qos, rh, rap, nl } = decodeValue<SubscriptionRecord>(row.record);
-        return { clientId: row.client_id, topic: row.topic, qos, rh, rap, nl };
-      });
-      return matchSubscriptions(candidates, topic);
+      return index.match(topic);
     },
     async cleanSubscriptions(client) {
-      endSession(client.id, false);
+      end(client.id, false);
     },
     async countOffline() {
       return counts.get() as { subsCount: number; clientsCount: number };
@@ -195,7 +189,7 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
     },
     async expireSessions(before, online) {
       const ended = idle.all(before).filter((clientId) => !online(clientId));
-      for (const clientId of ended) endSession(clientId, true);
+      for (const clientId of ended) end(clientId, true);
       return ended;
     },
     async destroy() {

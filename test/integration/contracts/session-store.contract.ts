@@ -167,6 +167,17 @@ export function sessionStoreContract(adapter: string, open: OpenSessionStore): v
       expect(kept.map((p) => `${p.topic!.slice(scope.length)}=${String(p.payload)}`).sort()).to.deep.equal(['@msg/a=again', '@msg/c=x']);
     });
 
+    it('stops matching a subscription once it is removed or lowered to QoS 0', async () => {
+      const [lowered, removed, kept] = [aClient(), aClient(), aClient()];
+      const topic = `change/${randomUUID()}`;
+      for (const client of [lowered, removed, kept]) await store.addSubscriptions({ id: client }, [{ topic, qos: 1 }]);
+
+      await store.addSubscriptions({ id: lowered }, [{ topic, qos: 0 }]);
+      await store.removeSubscriptions({ id: removed }, [topic]);
+
+      expect((await store.subscriptionsByTopic(topic)).map((sub) => sub.clientId)).to.deep.equal([kept]);
+    });
+
     it('ends sessions idle since before the cut-off unless their client is online, with their queue and will', async () => {
       const [idle, online, recent] = [aClient(), aClient(), aClient()];
       for (const client of [idle, online, recent]) {
@@ -182,6 +193,7 @@ export function sessionStoreContract(adapter: string, open: OpenSessionStore): v
 
       expect(ended).to.deep.equal([idle]);
       expect(await store.subscriptionsByClient({ id: idle })).to.deep.equal([]);
+      expect(await store.subscriptionsByTopic(`expiry/${idle}`)).to.deep.equal([]);
       expect(await readAll(store.outgoingStream({ id: idle }))).to.deep.equal([]);
       expect(await store.getWill({ id: idle })).to.equal(undefined);
       expect(await store.subscriptionsByClient({ id: online })).to.have.length(1);
@@ -210,6 +222,7 @@ export function sessionStoreContract(adapter: string, open: OpenSessionStore): v
       await next.setup({ id: 'node-a:2' });
 
       expect(await next.subscriptionsByClient({ id: client })).to.deep.equal([{ topic: 'restart/#', qos: 2, rh: undefined, rap: undefined, nl: undefined }]);
+      expect((await next.subscriptionsByTopic('restart/y')).map((sub) => [sub.clientId, sub.qos])).to.deep.equal([[client, 2]]);
       expect((await readAll<SessionPacket>(next.outgoingStream({ id: client }))).map((p) => p.topic)).to.deep.equal(['restart/x']);
       expect((await next.incomingGetPacket({ id: client }, { messageId: 42 })).messageId).to.equal(42);
       store = next;
