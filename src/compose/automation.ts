@@ -39,18 +39,18 @@ export interface AutomationDeps {
 
 /**
  * Schemas, quotas, triggers and event hooks (issue 5 §3-§5): what server.ts hands to the shadow service, the broker,
- * CoAP, presence and the admin API. With STORE=sqlite they are the node's own, read from its database each time;
- * with STORE=cassandra every node of the cluster shares them (issue 14), and each node keeps copies of what it reads
- * on every write, dropped on the change notices of the others (docs/production.md "Shared state").
+ * CoAP, presence and the admin API. With STORE=sqlite they are the node's own, in its database; with
+ * STORE=cassandra every node of the cluster shares them (issue 14). Either way the node keeps copies of the schemas
+ * and triggers it reads on every write, dropped by its own changes at once and by the change notices of other nodes
+ * (docs/production.md "Shared state"); a lone node hears none, and has no other writer.
  */
 export function createAutomation(deps: AutomationDeps) {
   const { store, changes, devices, logger, metrics, now, webhooks, bus } = deps;
   const backend = store.name;
   const stores: AutomationStores = store.automation;
-  const shared = backend === 'cassandra';
   const cache = { maxAgeMs: deps.sharedStateMaxAgeMs, now };
   const schemaStore = countBackendErrors(backend, stores.schemas, metrics);
-  const schemas = createSchemaService({ schemas: shared ? cachedSchemaStore(schemaStore, changes, cache) : schemaStore, devices });
+  const schemas = createSchemaService({ schemas: cachedSchemaStore(schemaStore, changes, cache), devices });
   const onRefused = (quota: string) => metrics.countQuotaRefusal(quota);
   const quotas: QuotaService =
     stores.quotas.kind === 'local'
@@ -66,7 +66,7 @@ export function createAutomation(deps: AutomationDeps) {
           limitsMaxAgeMs: deps.sharedStateMaxAgeMs,
         });
   const triggerStore = countBackendErrors(backend, stores.triggers, metrics);
-  const triggers = shared ? cachedTriggerStore(triggerStore, changes, cache) : triggerStore;
+  const triggers = cachedTriggerStore(triggerStore, changes, cache);
   const deliveries = countBackendErrors(backend, stores.deliveries, metrics);
   const guard = createAddressGuard(webhooks.allowHosts);
   const runner = createTriggerRunner({

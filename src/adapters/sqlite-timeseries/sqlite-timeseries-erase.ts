@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { decodeRun, encodeRun } from './sqlite-timeseries-codec';
+import { HeadSize } from './sqlite-timeseries-head';
 import { Run } from './sqlite-timeseries-runs';
 
 interface RunRow {
@@ -24,7 +25,7 @@ export class SeriesEraser {
   private readonly remove;
   private readonly removeAll;
   private readonly rowsLeft;
-  private readonly headPoints;
+  private readonly headSize;
 
   constructor(db: Database) {
     const statements = <T>(make: (table: Table) => T) => ({ blocks: make('blocks'), head: make('head') });
@@ -39,11 +40,11 @@ export class SeriesEraser {
     this.rowsLeft = db.prepare(
       'SELECT (SELECT COUNT(*) FROM blocks WHERE series_id = ?) + (SELECT COUNT(*) FROM head WHERE series_id = ?) AS n',
     );
-    this.headPoints = db.prepare('SELECT COALESCE(SUM(count), 0) AS n FROM head WHERE series_id = ?');
+    this.headSize = db.prepare('SELECT COALESCE(SUM(count), 0) AS points, COUNT(*) AS fragments FROM head WHERE series_id = ?');
   }
 
-  /** Deletes the series' points in [start, end]: whether any point is left, and how many points its head holds now. */
-  eraseRange(seriesId: number, start: number, end: number): { empty: boolean; headPoints: number } {
+  /** Deletes the series' points in [start, end]: whether any point is left, and what its head holds now. */
+  eraseRange(seriesId: number, start: number, end: number): { empty: boolean; head: HeadSize } {
     for (const table of ['blocks', 'head'] as const) {
       for (const row of this.overlapping[table].all(seriesId, start, end) as RunRow[]) {
         const run = decodeRun(row.first_ts, row.count, row.timestamps, row.values);
@@ -58,7 +59,7 @@ export class SeriesEraser {
       }
     }
     const { n } = this.rowsLeft.get(seriesId, seriesId) as { n: number };
-    return { empty: n === 0, headPoints: (this.headPoints.get(seriesId) as { n: number }).n };
+    return { empty: n === 0, head: this.headSize.get(seriesId) as HeadSize };
   }
 
   /** Deletes every point of the series. */

@@ -2,6 +2,13 @@ import type { Database } from 'better-sqlite3';
 import { decodeRun, encodeRun } from './sqlite-timeseries-codec';
 import { combineRuns, Run, sliceRun } from './sqlite-timeseries-runs';
 
+export interface HeadSize {
+  points: number;
+  fragments: number;
+}
+
+export const EMPTY_HEAD: HeadSize = { points: 0, fragments: 0 };
+
 interface FragmentRow {
   first_ts: number;
   count: number;
@@ -21,8 +28,8 @@ export class HeadFragments {
   private readonly countInRange;
   private readonly all;
   private readonly remove;
-  /** Points in each series' head (duplicates counted), loaded at open and kept by the store after each commit. */
-  readonly pointCounts = new Map<number, number>();
+  /** Each series' head: points (duplicates counted) and fragments, loaded at open and kept by the store after each commit. */
+  readonly sizes = new Map<number, HeadSize>();
 
   constructor(db: Database) {
     this.insert = db.prepare(
@@ -37,8 +44,13 @@ export class HeadFragments {
     );
     this.all = db.prepare('SELECT first_ts, count, timestamps, "values" FROM head WHERE series_id = ? ORDER BY id');
     this.remove = db.prepare('DELETE FROM head WHERE series_id = ?');
-    const counts = db.prepare('SELECT series_id AS id, SUM(count) AS points FROM head GROUP BY series_id');
-    for (const row of counts.all() as { id: number; points: number }[]) this.pointCounts.set(row.id, row.points);
+    const counts = db.prepare('SELECT series_id AS id, SUM(count) AS points, COUNT(*) AS fragments FROM head GROUP BY series_id');
+    for (const row of counts.all() as ({ id: number } & HeadSize)[]) this.sizes.set(row.id, { points: row.points, fragments: row.fragments });
+  }
+
+  /** Whether the series' head holds any point (a read must merge it). */
+  holds(seriesId: number): boolean {
+    return (this.sizes.get(seriesId)?.points ?? 0) > 0;
   }
 
   append(seriesId: number, run: Run): void {

@@ -52,11 +52,12 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
   const counts = db.prepare(
     'SELECT count(*) FILTER (WHERE qos > 0) AS subsCount, count(DISTINCT client_id) AS clientsCount FROM subscriptions',
   );
+  const deleteOf = (table: string) => db.prepare(`DELETE FROM ${table} WHERE client_id = ?`);
+  const sessionDeletes = ['subscriptions', 'outgoing', 'sessions'].map(deleteOf);
+  const willDeletes = ['incoming', 'wills'].map(deleteOf);
   const endSession = db.transaction((clientId: string, withWill: boolean): string[] => {
     const topics = topicsOf.all(clientId);
-    for (const table of ['subscriptions', 'outgoing', 'sessions', ...(withWill ? ['incoming', 'wills'] : [])]) {
-      db.prepare(`DELETE FROM ${table} WHERE client_id = ?`).run(clientId);
-    }
+    for (const statement of withWill ? [...sessionDeletes, ...willDeletes] : sessionDeletes) statement.run(clientId);
     return topics;
   });
   const putRetained = db.prepare('INSERT OR REPLACE INTO retained (topic, packet) VALUES (?, ?)');

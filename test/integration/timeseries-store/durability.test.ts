@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +37,31 @@ describe('SQLite time-series store: durability across restarts', () => {
 
     const [series] = await temp.store.source.readSeries('device-1', {}, everything.start, everything.end);
     expect(pairsOf(series)).to.deep.equal([[T0, 0], [T0 + 1, 1], [T0 + 2, 20], [T0 + 3, 3]]);
+  });
+
+  it('seals a head of many small writes once it holds headFragments writes, counting across a restart', async () => {
+    const fewWrites = openTempStore({ blockPoints: 4, headPoints: 100, headFragments: 3 });
+    const headRows = () => {
+      const db = new Database(join(fewWrites.dataDir, 'timeseries.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT COUNT(*) AS n FROM head').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      await fewWrites.store.writer.writePoints([aPoint({ timestamp: T0, value: 0 })]);
+      fewWrites.reopen();
+      await fewWrites.store.writer.writePoints([aPoint({ timestamp: T0 + 1, value: 1 })]);
+      const beforeThird = headRows();
+      await fewWrites.store.writer.writePoints([aPoint({ timestamp: T0 + 2, value: 2 })]);
+
+      expect([beforeThird, headRows()]).to.deep.equal([2, 0]);
+      const [series] = await fewWrites.store.source.readSeries('device-1', {}, everything.start, everything.end);
+      expect(pairsOf(series)).to.deep.equal([[T0, 0], [T0 + 1, 1], [T0 + 2, 2]]);
+    } finally {
+      fewWrites.dispose();
+    }
   });
 
   it('remembers metric names and tags after a restart', async () => {
