@@ -20,6 +20,10 @@ import { SESSION_MARKER_FILTER } from './aedes-patches';
  *   authorizeSubscribe refuses on restore (aedes-patches.ts SESSION_MARKER_FILTER).
  * - a live delivery to a persistent session whose queue entry is missing (it subscribed after the message was queued,
  *   or its full queue dropped it) gets one, so its PUBACK has an entry to clear and a reconnection resends it.
+ * - an MQTT 3.1.1 clean session has nothing in the store: aedes ended the session at CONNECT, queues nothing for it
+ *   and keeps none of its subscriptions, so reading its queue at connect and clearing a PUBACK are skipped (a
+ *   store round trip per connect and per acknowledged QoS 1 message). Not for MQTT 5, whose Clean Start 0 with no
+ *   Session Expiry resumes a stored session that then ends with the connection.
  */
 export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, Scope>): SessionStore {
   const view: SessionStore = Object.create(store);
@@ -41,6 +45,7 @@ export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, 
       return [{ topic: SESSION_MARKER_FILTER, qos: 0 }];
     },
     outgoingStream(client: SessionClient) {
+      if (storesNothing(client)) return Readable.from([]);
       const scope = scopes.get(client as Client);
       return Readable.from(
         (async function* external() {
@@ -49,6 +54,9 @@ export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, 
           }
         })(),
       );
+    },
+    async outgoingClearMessageId(client: SessionClient, packet: SessionPacket) {
+      return storesNothing(client) ? undefined : store.outgoingClearMessageId(client, packet);
     },
     async outgoingUpdate(client: SessionClient, packet: SessionPacket) {
       try {
@@ -60,6 +68,12 @@ export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, 
       }
     },
   } satisfies Partial<SessionStore>);
+}
+
+/** An MQTT 3.1.1 (or 3.1) connection with CleanSession 1 (aedes: `clean`, the session ends with the connection). */
+function storesNothing(client: SessionClient): boolean {
+  const connection = client as Partial<Pick<Client, 'clean' | 'version'>>;
+  return connection.clean === true && connection.version !== undefined && connection.version < 5;
 }
 
 /**
