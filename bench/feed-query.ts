@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createSqliteTimeSeriesStore, SqliteTimeSeriesStore } from '../src/adapters/sqlite-timeseries/sqlite-timeseries-store';
 import { Point } from '../src/timeseries/point';
-import { executeQuery, QueryResponse, ScriptSandbox, validateQuery } from '../src/timeseries/query';
+import { executeQuery, QueryResponse, QueryRun, ScriptSandbox, validateQuery } from '../src/timeseries/query';
 import { FIELDS, QUERY_SHAPES, QueryShape } from './feed-query-shapes';
 import { QueryTiming } from './report';
-import { createDevice, postJson, startServiceInDir, userTokenAuth } from './service-in-dir';
+import { BENCH_QUERY_BUDGETS, createDevice, postJson, startServiceInDir, userTokenAuth } from './service-in-dir';
 
 /** Stored points per step: the device holds the first total, then the second. */
 export const QUERY_SIZES = [1_000_000, 10_000_000];
@@ -135,7 +135,13 @@ async function runHttp(url: string, auth: string, body: unknown): Promise<{ ms: 
 
 async function runEngine(store: SqliteTimeSeriesStore, body: unknown): Promise<{ ms: number; answer: Answer }> {
   const started = performance.now();
-  const response = await executeQuery(validateQuery(body, Date.now()), { source: store.source, sandbox: noScripts, writer: store.writer });
+  const run = new QueryRun(BENCH_QUERY_BUDGETS);
+  let response: QueryResponse;
+  try {
+    response = await executeQuery(validateQuery(body, Date.now()), { source: store.source, sandbox: noScripts, writer: store.writer }, run);
+  } finally {
+    run.finish();
+  }
   const ms = performance.now() - started;
   const json = JSON.stringify(response);
   const stringifyMs = performance.now() - started - ms;

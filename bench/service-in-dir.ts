@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { loadConfig } from '../src/config/config';
 import { createLogger } from '../src/core/logger';
+import { DEFAULT_QUERY_BUDGETS, QueryBudgets } from '../src/timeseries/query';
 import { startServer } from '../src/server';
 import type { BenchDevice } from './bench-service';
 
@@ -14,7 +15,19 @@ export interface ServiceInDir {
   close(): Promise<void>;
 }
 
-/** Free loopback ports for every listener, no logs, and no per-device rate limit (see below). */
+/**
+ * Query budgets above the 10M points a benchmark query reads: the benchmarks measure how fast the engine answers,
+ * not the budgets' policy (docs/limits-and-errors.md), which refuses such a query with 413 by default.
+ */
+export const BENCH_QUERY_BUDGETS: QueryBudgets = {
+  ...DEFAULT_QUERY_BUDGETS,
+  maxPointsScanned: 100_000_000,
+  maxPointsReturned: 100_000_000,
+  maxResponseBytes: 4 * 2 ** 30,
+  timeoutMs: REQUEST_TIMEOUT_MS,
+};
+
+/** Free loopback ports for every listener, no logs, no per-device rate limit (see below), BENCH_QUERY_BUDGETS. */
 export const benchConfig = (dataDir: string, adminToken: string, extra: Record<string, string> = {}) =>
   loadConfig({
     HOST: '127.0.0.1',
@@ -27,6 +40,10 @@ export const benchConfig = (dataDir: string, adminToken: string, extra: Record<s
     LOG_LEVEL: 'silent',
     ADMIN_TOKEN: adminToken,
     RATE_LIMIT_RPS: '0',
+    QUERY_MAX_POINTS_SCANNED: String(BENCH_QUERY_BUDGETS.maxPointsScanned),
+    QUERY_MAX_POINTS_RETURNED: String(BENCH_QUERY_BUDGETS.maxPointsReturned),
+    QUERY_MAX_RESPONSE_BYTES: String(BENCH_QUERY_BUDGETS.maxResponseBytes),
+    QUERY_TIMEOUT_MS: String(BENCH_QUERY_BUDGETS.timeoutMs),
     ...extra,
   });
 
