@@ -34,6 +34,7 @@ describe('KairosDB adapter against the real KairosDB', function () {
   let kairos: { backend: KairosDbTimeSeries; queries: TimeSeriesQueries };
   const metric = uniqueMetric('adapter');
   const overwrite = uniqueMetric('adapter.overwrite');
+  const large = uniqueMetric('adapter.large');
   const points: Point[] = [];
   for (let i = 0; i < 120; i++) {
     points.push({ metric, tags: { attr: 'temp' }, timestamp: T0 + i * MINUTE, value: 20 + (i % 13) / 4 });
@@ -52,7 +53,7 @@ describe('KairosDB adapter against the real KairosDB', function () {
 
   after(async () => {
     if (url === undefined) return;
-    await deleteMetrics(url, [metric, overwrite]);
+    await deleteMetrics(url, [metric, overwrite, large]);
     kairos.backend.close();
     await sandbox.close();
   });
@@ -82,6 +83,29 @@ describe('KairosDB adapter against the real KairosDB', function () {
       const res = await pollUntil(read, (r) => r.queries[0].results[0].values[0]?.[1] === 20.5);
       expect(res.queries[0].results[0].values).to.deep.equal([[at, 20.5]]);
       expect(res.queries[0].sample_size).to.equal(1);
+    });
+  });
+
+  describe('a write of many points (sent as several POSTs)', () => {
+    it('stores every point once, a series split between POSTs included, the last of a repeated timestamp winning', async () => {
+      // 30,001 points: more than several POSTs hold, one series far longer than one POST, and one repeat.
+      const many: Point[] = [];
+      for (let i = 0; i < 24_000; i++) many.push({ metric: large, tags: { attr: 'long' }, timestamp: T0 + i * 1000, value: i });
+      for (let i = 0; i < 6_000; i++) many.push({ metric: large, tags: { attr: 'short' }, timestamp: T0 + i * 1000, value: -i });
+      many.push({ metric: large, tags: { attr: 'long' }, timestamp: T0, value: 0.5 });
+
+      await kairos.backend.writer.writePoints(many);
+      await waitForStored(url, [large], [30_000]);
+
+      const res = await run({
+        start_absolute: T0,
+        end_absolute: T0 + 24_000 * 1000,
+        metrics: [{ name: large, group_by: [{ name: 'tag', tags: ['attr'] }], aggregators: [{ name: 'count', sampling: { value: 1, unit: 'years' } }] }],
+      });
+      const counts = Object.fromEntries(res.queries[0].results.map((r) => [r.tags?.attr[0], r.values[0][1]]));
+      expect(counts).to.deep.equal({ long: 24_000, short: 6_000 });
+      const first = await run({ start_absolute: T0, end_absolute: T0 + 1, metrics: [{ name: large, tags: { attr: ['long'] } }] });
+      expect(first.queries[0].results[0].values).to.deep.equal([[T0, 0.5]]);
     });
   });
 
