@@ -85,7 +85,7 @@ async function measure(count: number): Promise<Figures> {
     const devices = await provision(dataDir, count);
     const [port, mqttPort] = [await freePort(), await freePort()];
     const adminToken = `scale-admin-${randomBytes(12).toString('hex')}`;
-    const service = spawn(process.execPath, [...(process.env.SCALE_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/wt12/prof', '--cpu-prof-name=scale.cpuprofile'] : []), join(__dirname, '../src/main.js')], {
+    const service = spawn(process.execPath, [join(__dirname, '../src/main.js')], {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: { ...process.env, PORT: String(port), MQTT_PORT: String(mqttPort), COAP_PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, RATE_LIMIT_RPS: '0', LOG_LEVEL: 'error' },
     });
