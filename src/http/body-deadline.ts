@@ -9,7 +9,8 @@ import { AppError } from '../core/errors';
  * answer, or at once when the answer has gone already. Node's own headersTimeout bounds the headers before it.
  */
 export function bodyDeadline(timeoutMs: number): Middleware {
-  return async (ctx, next) => {
+  // Not async: a bodiless request passes through without a promise of its own.
+  return (ctx, next) => {
     const req = ctx.req;
     // Bodiless requests are complete as soon as their headers are.
     if (req.complete) return next();
@@ -33,6 +34,6 @@ export function bodyDeadline(timeoutMs: number): Middleware {
     ctx.res.once('close', () => {
       if (req.complete) clearTimeout(timer);
     });
-    await next();
+    return next();
   };
 }

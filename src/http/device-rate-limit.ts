@@ -9,7 +9,8 @@ import { callerOf } from './device-auth';
  * device that floods the API is refused while the others go on. 429 with Retry-After in seconds (RFC 9110 §10.2.3).
  */
 export function deviceRateLimit(limiter: KeyedRateLimiter, metrics: Pick<ServiceMetrics, 'countRateLimitRefusal'>): Middleware {
-  return async (ctx, next) => {
+  // Not async: an allowed call passes through without a promise of its own (a refusal throws; its caller awaits).
+  return (ctx, next) => {
     const decision = limiter.take(callerOf(ctx).deviceid);
     if (!decision.allowed) {
       metrics.countRateLimitRefusal('http');
@@ -21,6 +22,6 @@ export function deviceRateLimit(limiter: KeyedRateLimiter, metrics: Pick<Service
         { retryAfter: decision.retryAfterSeconds },
       );
     }
-    await next();
+    return next();
   };
 }
