@@ -4,7 +4,7 @@ import { Device } from '../../devices/device';
 import { DeviceFilter, DeviceStore } from '../../devices/port';
 import { BigintNumber, decodeRow } from './cassandra-codecs';
 import { CassandraConnection } from './cassandra-client';
-import { translateCassandraError } from './cassandra-errors';
+import { translated } from './cassandra-errors';
 import { createDeviceNames, DeviceName, holds, NameRow } from './cassandra-device-names';
 
 const DeviceRow = t.type({
@@ -101,15 +101,6 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
     return devices.filter((d, i): d is Device => d !== undefined && holds(d, claims[i]));
   }
 
-  const translated =
-    <A extends unknown[], R>(what: string, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        throw translateCassandraError(err, what);
-      }
-    };
 
   return {
     insertDevice: translated('register device', async (device: Device) => {

@@ -70,3 +70,14 @@ export function translateCassandraError(err: unknown, what: string): Error {
   }
   return new Error(`Cassandra: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
+
+/** `fn` with its failures translated (translateCassandraError), under the name of what it does. */
+export const translated =
+  <A extends unknown[], R>(what: string, fn: (...args: A) => Promise<R>) =>
+  async (...args: A): Promise<R> => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      throw translateCassandraError(err, what);
+    }
+  };

@@ -3,7 +3,7 @@ import { EventHook, TriggerList } from '../../triggers/codecs';
 import { TriggerStore } from '../../triggers/port';
 import { decodeRow } from './cassandra-codecs';
 import { CassandraConnection } from './cassandra-client';
-import { translateCassandraError } from './cassandra-errors';
+import { translated } from './cassandra-errors';
 
 const BodyRow = t.type({ body: t.string });
 const HookRow = t.type({ name: t.string, body: t.string });
@@ -25,15 +25,6 @@ export function createCassandraTriggerStore({ client, tables }: CassandraConnect
     upsertHook: `INSERT INTO ${tables.hooks} (projectid, name, body) VALUES (?, ?, ?)`,
     removeHook: `DELETE FROM ${tables.hooks} WHERE projectid = ? AND name = ?`,
   };
-  const translated =
-    <A extends unknown[], R>(what: string, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        throw translateCassandraError(err, what);
-      }
-    };
   const first = async (query: string, params: unknown[]) => (await client.execute(query, params)).first();
 
   return {
