@@ -69,6 +69,12 @@ export function createServiceMetrics() {
       help: 'Queued messages dropped because a persistent session\'s queue was full (SESSION_QUEUE_LIMIT), counted by the node that queued',
       registers,
     }),
+    mqttSessionStoreFailures: new Counter({
+      name: 'openpie_mqtt_session_store_failures_total',
+      help: 'Session-store calls of the MQTT broker that failed (each closed the connection it concerned), by call',
+      labelNames: ['call'] as const,
+      registers,
+    }),
     shadowWrites: new Counter({
       name: 'openpie_shadow_writes_total',
       help: 'Shadow writes committed (a batch is one), by whether they changed the shadow',

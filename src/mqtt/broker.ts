@@ -9,11 +9,13 @@ import { authorizeForwardHook } from './authorize-forward';
 import { authorizePublishHook } from './authorize-publish';
 import { authorizeSubscribeHook } from './authorize-subscribe';
 import { AedesBrokerDeps, HookContext } from './hook-context';
+import { guardedPersistence } from './guarded-persistence';
 import { createMessagePipeline } from './message-pipeline';
 import { createBrokerSessions } from './session-control';
 import { sessionPersistence } from './session-persistence';
 import { createSessionUpkeep, SessionUpkeep } from './session-upkeep';
 import { createShadowTopics } from './shadow-topics';
+import { storeFailures } from './store-failures';
 import { createMqtt5 } from './v5/mqtt5';
 
 export type { AedesBrokerDeps } from './hook-context';
@@ -57,7 +59,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     ...mqtt5.options,
     // The node's name, then this run's: wills name the run that stored them (session-upkeep.ts, orphaned wills).
     id: `${deps.nodeId}:${randomUUID().slice(0, 8)}`,
-    persistence: sessionPersistence(store, scopes) as never,
+    persistence: guardedPersistence(sessionPersistence(store, scopes), storeFailures(logger, deps.metrics)) as never,
     // Device ids are 36-character UUIDs; MQTT 3.1 capped ClientIDs at 23 characters, aedes keeps that cap by default.
     maxClientsIdLength: 128,
     // A second connection with the same ClientID takes over and the first is closed [MQTT-3.1.4-2]; aedes does it.
@@ -73,6 +75,9 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     authorizeForward: authorizeForwardHook(ctx),
   });
   mqtt5.attach(aedes);
+  // aedes emits what it cannot pin on one client on itself (a session it could not wipe, an enqueue that failed); an
+  // EventEmitter's 'error' with no listener throws, which would end the process. The store call is counted already.
+  (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => logger.warn({ err: err.message }, 'mqtt broker error'));
   ctx.pipeline = createMessagePipeline({
     aedes,
     store,

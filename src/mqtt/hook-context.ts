@@ -29,7 +29,7 @@ export interface AedesBrokerDeps {
   sessions: { store: SessionStore; shared: boolean; settings: SessionSettings };
   /** NODE_ID: the aedes instance is named `{nodeId}:{boot}`, so a restart knows its earlier runs' wills. */
   nodeId: string;
-  metrics: Pick<ServiceMetrics, 'mqttQueueDropped' | 'observeQueuedMessages'>;
+  metrics: Pick<ServiceMetrics, 'mqttQueueDropped' | 'observeQueuedMessages' | 'mqttSessionStoreFailures'>;
 }
 
 /** The state the hooks share: the device each connection authenticated as, which is also its scope. */

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { Readable } from 'node:stream';
 import { decodeValue, encodeValue, messageKey, plainPacket, queuedPacket } from '../../sessions/packet-codec';
+import { NoSuchPacketError } from '../../sessions/no-such-packet';
 import { SessionPacket, SessionQueueMethods } from '../../sessions/port';
 import { CLEAR, DISCARD, DROP_QUEUE, ENQUEUE, UPDATE } from './redis-session-scripts';
 
@@ -80,7 +81,7 @@ export function redisSessionQueue(redis: Redis, scripts: ReturnType<typeof defin
       const key = packet.brokerId === undefined ? '' : (messageKey(packet) ?? '');
       const id = packet.messageId === undefined ? '' : String(packet.messageId);
       const done = await scripts.update(...queueKeys(client.id), key, id, encodeValue(plain), plain.cmd ?? 'publish');
-      if (Number(done) === 0) throw new Error('no such packet');
+      if (Number(done) === 0) throw new NoSuchPacketError();
     },
     async outgoingClearMessageId(client, packet) {
       if (packet?.messageId === undefined) return undefined;
@@ -98,12 +99,12 @@ export function redisSessionQueue(redis: Redis, scripts: ReturnType<typeof defin
     },
     async incomingGetPacket(client, packet) {
       const bytes = packet.messageId === undefined ? null : await redis.hgetBuffer(incomingKey(client.id), String(packet.messageId));
-      if (!bytes) throw new Error('no such packet');
+      if (!bytes) throw new NoSuchPacketError();
       return decodeValue<SessionPacket>(bytes);
     },
+    // Idempotent: two PUBRELs of one packet id (a retransmission racing the first, a take-over) both end in PUBCOMP.
     async incomingDelPacket(client, packet) {
-      const removed = await redis.hdel(incomingKey(client.id), String(packet.messageId ?? -1));
-      if (removed === 0) throw new Error('no such packet');
+      await redis.hdel(incomingKey(client.id), String(packet.messageId ?? -1));
     },
     async cleanIncoming(client) {
       await redis.del(incomingKey(client.id));

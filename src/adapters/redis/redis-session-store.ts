@@ -4,6 +4,7 @@ import { AppError } from '../../core/errors';
 import { ReadinessCheck } from '../../health/port';
 import { decodeValue, encodeValue, plainPacket } from '../../sessions/packet-codec';
 import { MatchedSubscription, SessionPacket, SessionStore, SessionSubscription, SubscriptionRecord } from '../../sessions/port';
+import { isNoSuchPacket } from '../../sessions/no-such-packet';
 import { headRange, headsOf, literalHead, matchSubscriptions, topicTester } from '../../sessions/topic-match';
 import { defineQueueScripts, DROPPED, incomingKey, queueKeys, queueSeqKey, redisSessionQueue } from './redis-session-queue';
 import { DELETE_WILL, RETAIN_WITHIN, TAKE_COUNT } from './redis-session-scripts';
@@ -218,7 +219,7 @@ function defineScript(redis: Redis, name: string, numberOfKeys: number, lua: str
 /** Redis's own failures become BACKEND_UNAVAILABLE (503); the rejections aedes relies on ("no such packet") stay. */
 function withErrorsTranslated(store: RedisSessionStore): RedisSessionStore {
   const translate = (err: unknown) => {
-    if (err instanceof AppError || (err instanceof Error && err.message === 'no such packet')) return err;
+    if (err instanceof AppError || isNoSuchPacket(err)) return err;
     return new AppError('BACKEND_UNAVAILABLE', `the session store (Redis) is unavailable: ${err instanceof Error ? err.message : String(err)}`);
   };
   for (const name of Object.keys(store) as (keyof RedisSessionStore)[]) {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { Readable } from 'node:stream';
 import { decodeValue, encodeValue, plainPacket, queuedPacket } from '../../sessions/packet-codec';
+import { NoSuchPacketError } from '../../sessions/no-such-packet';
 import { SessionClient, SessionPacket, SessionQueueMethods } from '../../sessions/port';
 
 interface OutgoingRow {
@@ -102,7 +103,7 @@ export function sqliteSessionQueue(db: Database.Database, queueLimit: number): S
           ? byPacketId.get(clientId, packet.messageId)
           : samePacketId.get({ client: clientId, brokerId, messageId: packet.messageId });
     if (found && (!other || found.seq < other.seq)) return void setPacketId.run(packet.messageId ?? null, found.seq);
-    if (!other) throw new Error('no such packet');
+    if (!other) throw new NoSuchPacketError();
     const plain = plainPacket(packet);
     replace.run({
       seq: other.seq,
@@ -149,12 +150,12 @@ export function sqliteSessionQueue(db: Database.Database, queueLimit: number): S
     },
     async incomingGetPacket(client, packet) {
       const bytes = packet.messageId === undefined ? undefined : getIncoming.get(client.id, packet.messageId);
-      if (!bytes) throw new Error('no such packet');
+      if (!bytes) throw new NoSuchPacketError();
       return decodeValue<SessionPacket>(bytes);
     },
+    // Idempotent: two PUBRELs of one packet id (a retransmission racing the first, a take-over) both end in PUBCOMP.
     async incomingDelPacket(client, packet) {
-      const { changes } = delIncoming.run(client.id, packet.messageId ?? -1);
-      if (changes === 0) throw new Error('no such packet');
+      delIncoming.run(client.id, packet.messageId ?? -1);
     },
     async cleanIncoming(client) {
       cleanIncoming.run(client.id);

@@ -5,6 +5,8 @@
 export const REASON = {
   /** DISCONNECT: No Local on a shared subscription [MQTT-3.8.3-4]. */
   PROTOCOL_ERROR: 0x82,
+  /** DISCONNECT: the session store failed on a call this connection made (mqtt/store-failures.ts). */
+  IMPLEMENTATION_SPECIFIC_ERROR: 0x83,
   /** CONNACK: the ClientID is not a device id (every device id is a UUID), or it is empty. */
   CLIENT_IDENTIFIER_NOT_VALID: 0x85,
   /** CONNACK: unknown device or wrong token (one answer for both), or a wrong secret. */
@@ -13,7 +15,7 @@ export const REASON = {
   NOT_AUTHORIZED: 0x87,
   /** CONNACK: the registry cannot answer. */
   SERVER_UNAVAILABLE: 0x88,
-  /** DISCONNECT: the message backbone is down, so a QoS 1/2 publish cannot be accepted now. */
+  /** DISCONNECT: the message backbone or the session store is down, so a QoS 1/2 publish cannot be accepted now. */
   SERVER_BUSY: 0x89,
   /** CONNACK: the device is banned. */
   BANNED: 0x8a,
