@@ -2,7 +2,7 @@ import { Aedes, Client } from 'aedes';
 import { randomUUID } from 'node:crypto';
 import { Device } from '../devices/device';
 import { SessionControl } from '../devices/port';
-import { MessageBus, RelayedMessage } from '../messaging/port';
+import { MessageBus, RelayedMessage, ShareDistribution } from '../messaging/port';
 import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
 import { authenticateHook } from './authenticate';
 import { authorizeForwardHook } from './authorize-forward';
@@ -13,6 +13,7 @@ import { guardedPersistence } from './guarded-persistence';
 import { createMessagePipeline } from './message-pipeline';
 import { createBrokerSessions } from './session-control';
 import { sessionPersistence } from './session-persistence';
+import { createSessionResume } from './session-resume';
 import { createSessionUpkeep, SessionUpkeep } from './session-upkeep';
 import { createShadowTopics } from './shadow-topics';
 import { storeFailures } from './store-failures';
@@ -49,17 +50,18 @@ export interface AedesBroker {
  * rewritten into the device's scope on the way in and back on the way out (messaging/topics.ts), so groups and
  * private channels stay apart. Sessions live in the session store (docs/mqtt.md "Persistent sessions").
  */
-export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBroker> {
+export async function createAedesBroker(deps: AedesBrokerDeps & { shares?: ShareDistribution }): Promise<AedesBroker> {
   const { presence, logger, sessions: { store, shared, settings } } = deps;
   const scopes = new WeakMap<Client, Device>();
   const ctx = { ...deps, scopes, withoutClientId: new WeakSet<Client>(), store, publishesInFlight: new Set() } as HookContext;
   // MQTT 5 (aedes 2) and the aedes 1.2.0 security fixes: mqtt/v5/mqtt5.ts.
-  const mqtt5 = createMqtt5({ logger, scopes });
+  const mqtt5 = createMqtt5({ logger, scopes, shares: deps.shares });
+  const resume = createSessionResume(logger);
   const aedes = await Aedes.createBroker({
     ...mqtt5.options,
     // The node's name, then this run's: wills name the run that stored them (session-upkeep.ts, orphaned wills).
     id: `${deps.nodeId}:${randomUUID().slice(0, 8)}`,
-    persistence: guardedPersistence(sessionPersistence(store, scopes), storeFailures(logger, deps.metrics)) as never,
+    persistence: guardedPersistence(sessionPersistence(store, scopes, resume.replaying), storeFailures(logger, deps.metrics)) as never,
     // Device ids are 36-character UUIDs; MQTT 3.1 capped ClientIDs at 23 characters, aedes keeps that cap by default.
     maxClientsIdLength: 128,
     // A second connection with the same ClientID takes over and the first is closed [MQTT-3.1.4-2]; aedes does it.
@@ -67,6 +69,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
       if (packet.clientId === '') ctx.withoutClientId.add(client);
       rewriteFilters(client, scopes);
       mqtt5.connecting(client, packet);
+      resume.connecting(client, packet);
       done(null, true);
     },
     authenticate: authenticateHook(ctx),
@@ -75,6 +78,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     authorizeForward: authorizeForwardHook(ctx),
   });
   mqtt5.attach(aedes);
+  resume.attach(aedes);
   // aedes emits what it cannot pin on one client on itself (a session it could not wipe, an enqueue that failed); an
   // EventEmitter's 'error' with no listener throws, which would end the process. The store call is counted already.
   (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => logger.warn({ err: err.message }, 'mqtt broker error'));
@@ -141,6 +145,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     sessions: { disconnectDevice: control.disconnectDevice },
     upkeep,
     async drain(ms) {
+      mqtt5.leaveShares();
       for (const client of Object.values(connectedClients(aedes))) if (client) stopReading(client);
       if (ctx.publishesInFlight.size === 0) return;
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -154,7 +159,8 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     close: () =>
       new Promise<void>((resolve) => {
         upkeep.close();
-        aedes.close(() => resolve());
+        // Closing each connection records its session's deadline and its will's delay: in the store before it closes.
+        aedes.close(() => void upkeep.settled().then(resolve));
       }),
   };
 }

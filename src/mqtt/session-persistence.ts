@@ -14,7 +14,9 @@ import { SESSION_MARKER_FILTER } from './aedes-patches';
  * - `streamWill` is empty: aedes' periodic will sweep takes every will whose broker it has not heard from lately for
  *   an orphan, and each node hears only itself, so it would publish the wills of devices connected to other nodes.
  *   orphaned-wills.ts publishes the wills a crash left behind instead.
- * - a queued message is read back with the topic the device knows (its subscription matched the internal topic).
+ * - a queued message is read back with the topic the device knows (its subscription matched the internal topic), and
+ *   one that was sent before (it has its packet identifier) with DUP set [MQTT-3.3.1-1]; the replay is reported to
+ *   `replaying` (session-resume.ts).
  * - a session that holds only an unfinished incoming QoS 2 exchange is still a session: its CONNACK says session
  *   present [MQTT-3.2.2-2], which aedes decides from the subscriptions alone, so it is given one that
  *   authorizeSubscribe refuses on restore (aedes-patches.ts SESSION_MARKER_FILTER).
@@ -25,7 +27,11 @@ import { SESSION_MARKER_FILTER } from './aedes-patches';
  *   store round trip per connect and per acknowledged QoS 1 message). Not for MQTT 5, whose Clean Start 0 with no
  *   Session Expiry resumes a stored session that then ends with the connection.
  */
-export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, Scope>): SessionStore {
+export function sessionPersistence(
+  store: SessionStore,
+  scopes: WeakMap<Client, Scope>,
+  replaying: (client: SessionClient, packet: SessionPacket) => void = () => undefined,
+): SessionStore {
   const view: SessionStore = Object.create(store);
   return Object.assign(view, {
     async setup(broker: { id: string }) {
@@ -50,7 +56,8 @@ export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, 
       return Readable.from(
         (async function* external() {
           for await (const packet of store.outgoingStream(client) as AsyncIterable<SessionPacket>) {
-            yield withExternalTopic(scope, packet);
+            replaying(client, packet);
+            yield withExternalTopic(scope, resent(packet));
           }
         })(),
       );
@@ -74,6 +81,11 @@ export function sessionPersistence(store: SessionStore, scopes: WeakMap<Client, 
 function storesNothing(client: SessionClient): boolean {
   const connection = client as Partial<Pick<Client, 'clean' | 'version'>>;
   return connection.clean === true && connection.version !== undefined && connection.version < 5;
+}
+
+/** A queued PUBLISH that was sent and not acknowledged goes again with DUP set [MQTT-3.3.1-1] [MQTT-4.4.0-1]. */
+function resent(packet: SessionPacket): SessionPacket {
+  return packet.messageId !== undefined && packet.cmd === 'publish' && !packet.dup ? { ...packet, dup: true } : packet;
 }
 
 /**
