@@ -97,6 +97,9 @@ export function createDeviceCache(store: DeviceStore, options: DeviceCacheOption
     // Lists and alias look-ups are admin and shadow-alias reads: not on the per-call path, always from the store.
     findDevicesByAlias: (projectid, alias) => store.findDevicesByAlias(projectid, alias),
     listDevices: (filter) => store.listDevices(filter),
+    // Only a CONNECT without a ClientID asks by token, once per connection; kept here by token, a record would need a
+    // second key to forget when its token is rotated, for little gain.
+    findDeviceByToken: (token) => store.findDeviceByToken(token),
     forget,
     forgetAll() {
       generation++;

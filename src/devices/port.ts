@@ -14,6 +14,12 @@ export interface DeviceStore {
   getDevice(deviceid: string): Promise<Device | undefined>;
   /** Devices of a project with that alias, at most one per group. */
   findDevicesByAlias(projectid: string, alias: string): Promise<Device[]>;
+  /**
+   * The device holding this token, for an MQTT CONNECT without a ClientID (mqtt/authenticate.ts). An indexed look-up,
+   * not a scan. Tokens are random keys, unique in practice: should two records ever hold one, it names neither. Kept
+   * behind the port so that storing token digests instead of tokens changes only the adapters.
+   */
+  findDeviceByToken(token: string): Promise<Device | undefined>;
   listDevices(filter: DeviceFilter): Promise<Device[]>;
   /** Replaces the stored record; false when the device no longer exists. */
   replaceDevice(device: Device): Promise<boolean>;

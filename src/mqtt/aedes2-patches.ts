@@ -94,6 +94,18 @@ export function setServerKeepAlive(client: Client, seconds: number): void {
   (client as unknown as { _serverKeepAlive?: number })._serverKeepAlive = seconds;
 }
 
+/**
+ * Gives a client that sent an empty ClientID the identifier `id`, as if it had sent it: aedes names such a client
+ * `aedes_<uuid>` and keeps that as its Assigned Client Identifier (lib/handlers/connect.js init), then runs
+ * `authenticate` before it reads the session or registers the client under its id (connectActions). Called from
+ * authenticate, so the session, the take-over [MQTT-3.1.4-2] and the MQTT 5 CONNACK's Assigned Client Identifier
+ * [MQTT-3.2.2-16] all use `id`.
+ */
+export function assignClientId(client: Client, id: string): void {
+  client.id = id;
+  (client as unknown as { _assignedClientId?: string })._assignedClientId = id;
+}
+
 /** A client's subscription as aedes keeps it (lib/handlers/subscribe.js Subscription). */
 export interface HeldSubscription {
   qos: number;

@@ -35,7 +35,7 @@ export interface AedesBrokerDeps {
 /** The state the hooks share: the device each connection authenticated as, which is also its scope. */
 export interface HookContext extends AedesBrokerDeps {
   readonly scopes: WeakMap<Client, Device>;
-  /** Connections whose CONNECT had an empty ClientID (aedes gives them a generated one). */
+  /** Connections whose CONNECT had an empty ClientID: authenticate.ts gives them the id of the device their token names. */
   readonly withoutClientId: WeakSet<Client>;
   /** This node's connections; set once aedes exists, before any client can connect. */
   bus: MessageBus;

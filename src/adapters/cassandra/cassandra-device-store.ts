@@ -72,6 +72,8 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
   const now = options.now ?? Date.now;
   const cql = {
     select: `SELECT ${COLUMNS} FROM ${tables.devices} WHERE deviceid = ?`,
+    // Through the index devices_by_token (cassandra-schema.ts); two rows at most tell one holder from a shared token.
+    selectByToken: `SELECT ${COLUMNS} FROM ${tables.devices} WHERE "token" = ? LIMIT 2`,
     insert: `INSERT INTO ${tables.devices} (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
     // Conditional on the name read before, so that a rename never slips past the claims (see replaceDevice).
     replace: `UPDATE ${tables.devices} SET "token" = ?, secret = ?, alias = ?, groupid = ?, enabled = ?, banned = ?,
@@ -120,6 +122,15 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
     }),
 
     getDevice: translated('read device', getDevice),
+
+    /**
+     * While Cassandra still builds the index (its first start on an existing registry) the look-up fails, as the
+     * registry being unavailable: the client is told to try again later.
+     */
+    findDeviceByToken: translated('find device by token', async (token: string) => {
+      const rows = (await client.execute(cql.selectByToken, [token])).rows;
+      return rows.length === 1 ? decodeRow(DeviceRow, rows[0]) : undefined;
+    }),
 
     findDevicesByAlias: translated('find devices by alias', async (projectid: string, alias: string) => {
       const claims = (await names.byAlias(projectid, alias)).sort(byName);

@@ -37,7 +37,13 @@ function replicationMap(replication: CassandraReplication): string {
 /**
  * The data model (docs/production.md "Production backends: Cassandra"), one table per way it is read:
  *
- * - `devices`: the registry, one row per device, read on every authenticated request.
+ * - `devices`: the registry, one row per device, read on every authenticated request. `devices_by_token`, a Storage
+ *   Attached Index (Cassandra 5) on its token, finds a device by token alone (an MQTT CONNECT without a ClientID).
+ *   Each node indexes its own rows as part of writing them, so the index follows every token rotation and deletion
+ *   with no write of ours, and indexes the rows of a registry made before it existed. A look-up asks the nodes of
+ *   every token range, not one replica set: dearer than a read by device id, fine for a connection's first packet;
+ *   a lookup table keyed by token would be one partition read, but could not change in the same lightweight
+ *   transaction as the device (Cassandra's conditional batches stay in one partition), and would need a backfill.
  * - `device_names`: who holds each alias of a group, the uniqueness the registry needs. A claim is a lightweight
  *   transaction (INSERT ... IF NOT EXISTS); the partition is the project, so that listing a project, or finding an
  *   alias in every group of it, is one partition read. See cassandra-device-names.ts.
@@ -74,6 +80,7 @@ export function schemaStatements(keyspace: string, replication: CassandraReplica
        "token" text, secret text, alias text, groupid text, projectid text,
        enabled boolean, banned boolean, description text, livenessttl int, created bigint
      )`,
+    `CREATE CUSTOM INDEX IF NOT EXISTS devices_by_token ON ${t.devices} ("token") USING 'StorageAttachedIndex'`,
     `CREATE TABLE IF NOT EXISTS ${t.names} (
        projectid text, alias text, groupid text,
        deviceid text, owner uuid, claimed bigint,

@@ -70,6 +70,9 @@ const MIGRATIONS = [
    );
    CREATE INDEX deliveries_by_project ON deliveries (projectid, id);
    CREATE INDEX deliveries_by_device ON deliveries (projectid, deviceid, id);`,
+  // A device found by its token alone: an MQTT CONNECT without a ClientID (issue 17). IF NOT EXISTS: an index of
+  // this name made by hand on an existing database does not stop the migration.
+  `CREATE INDEX IF NOT EXISTS devices_by_token ON devices (token);`,
 ];
 
 /** Opens (and creates or migrates) the registry, shadow and outbox database, DATA_DIR/openpie.db. */

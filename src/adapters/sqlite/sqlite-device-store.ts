@@ -45,6 +45,8 @@ export function createSqliteDeviceStore(db: Database): DeviceStore {
   );
   const byId = db.prepare('SELECT * FROM devices WHERE deviceid = ?');
   const byAlias = db.prepare('SELECT * FROM devices WHERE projectid = ? AND alias = ?');
+  // Two rows at most: enough to tell one holder from a shared token (devices_by_token, sqlite-database.ts).
+  const byToken = db.prepare('SELECT * FROM devices WHERE token = ? LIMIT 2');
   const remove = db.prepare('DELETE FROM devices WHERE deviceid = ?');
   const list = db.prepare(
     `SELECT * FROM devices WHERE (@projectid IS NULL OR projectid = @projectid) AND (@groupid IS NULL OR groupid = @groupid)
@@ -65,6 +67,10 @@ export function createSqliteDeviceStore(db: Database): DeviceStore {
     },
     async findDevicesByAlias(projectid, alias) {
       return byAlias.all(projectid, alias).map(toDevice);
+    },
+    async findDeviceByToken(token) {
+      const rows = byToken.all(token);
+      return rows.length === 1 ? toDevice(rows[0]) : undefined;
     },
     async listDevices(filter: DeviceFilter) {
       return list.all({ projectid: filter.projectid ?? null, groupid: filter.groupid ?? null }).map(toDevice);

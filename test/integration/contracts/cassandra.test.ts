@@ -65,6 +65,9 @@ describe('store contracts on Cassandra', function () {
         Object.assign(stores, storesOver(conn));
       },
       dispose: () => opened.dispose(conn),
+      async dropTokenIndex() {
+        await conn.client.execute(`DROP INDEX IF EXISTS ${opened.keyspace}.devices_by_token`);
+      },
     };
     return stores;
   }

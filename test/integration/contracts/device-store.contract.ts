@@ -5,6 +5,22 @@ import { aDeviceRecord, codeOf, OpenStores, OpenStoresFn, rejectionOf } from './
 
 const names = (devices: Device[]) => devices.map((d) => `${d.projectid}/${d.groupid}/${d.alias}`);
 
+/**
+ * `read` tried again while the store says it is unavailable, at most for `ms`: Cassandra builds a new index over the
+ * rows it holds in the background, and a look-up fails until it is done (cassandra-device-store.ts).
+ */
+async function whileBuilding<T>(read: () => Promise<T>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await read();
+    } catch (err) {
+      if (codeOf(err) !== 'BACKEND_UNAVAILABLE' || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** DeviceStore (src/devices/port.ts): what every adapter must do, whatever it stores in. */
 export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
   describe(`DeviceStore contract: ${adapter}`, () => {
@@ -79,6 +95,73 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
 
         expect(found).to.have.deep.members([a, b]);
         expect(await stores.devices.findDevicesByAlias(projectid, 'nobody')).to.deep.equal([]);
+      });
+    });
+
+    describe('findDeviceByToken', () => {
+      it('finds the device holding the token, every field as stored, and only that one', async () => {
+        const device = aDeviceRecord({ description: 'by token', livenessttl: 12 });
+        const other = aDeviceRecord({ projectid: device.projectid, groupid: device.groupid });
+        for (const d of [device, other]) await stores.devices.insertDevice(d);
+
+        expect(await stores.devices.findDeviceByToken(device.token)).to.deep.equal(device);
+        expect(await stores.devices.findDeviceByToken(other.token)).to.deep.equal(other);
+      });
+
+      it('answers undefined for a token no device holds, for another device\'s secret and for a prefix of a token', async () => {
+        const device = aDeviceRecord();
+        await stores.devices.insertDevice(device);
+
+        for (const token of [`tok-${randomUUID()}`, device.secret, device.token.slice(0, -1), device.deviceid]) {
+          expect(await stores.devices.findDeviceByToken(token), token).to.equal(undefined);
+        }
+      });
+
+      it('follows a token rotation: the new token finds the device, the old one nothing', async () => {
+        const device = aDeviceRecord();
+        await stores.devices.insertDevice(device);
+        const rotated: Device = { ...device, token: `tok-${randomUUID()}` };
+
+        expect(await stores.devices.replaceDevice(rotated)).to.equal(true);
+
+        expect(await stores.devices.findDeviceByToken(rotated.token)).to.deep.equal(rotated);
+        expect(await stores.devices.findDeviceByToken(device.token)).to.equal(undefined);
+      });
+
+      it('follows other changes of the record: a rename and a move are what the token finds', async () => {
+        const device = aDeviceRecord({ groupid: 'from', alias: 'before' });
+        await stores.devices.insertDevice(device);
+        const moved: Device = { ...device, groupid: 'to', alias: 'after', enabled: false };
+
+        await stores.devices.replaceDevice(moved);
+
+        expect(await stores.devices.findDeviceByToken(device.token)).to.deep.equal(moved);
+      });
+
+      it('finds nothing once the device is deleted', async () => {
+        const device = aDeviceRecord();
+        await stores.devices.insertDevice(device);
+
+        await stores.devices.deleteDevice(device.deviceid);
+
+        expect(await stores.devices.findDeviceByToken(device.token)).to.equal(undefined);
+      });
+
+      it('names neither of two devices holding one token (tokens are random; a shared one authenticates nobody)', async () => {
+        const token = `tok-${randomUUID()}`;
+        for (const d of [aDeviceRecord({ token }), aDeviceRecord({ token })]) await stores.devices.insertDevice(d);
+
+        expect(await stores.devices.findDeviceByToken(token)).to.equal(undefined);
+      });
+
+      it('finds devices stored before the store had its token index, once the store is reopened', async () => {
+        const device = aDeviceRecord();
+        await stores.dropTokenIndex();
+        await stores.devices.insertDevice(device);
+
+        await stores.reopen();
+
+        expect(await whileBuilding(() => stores.devices.findDeviceByToken(device.token))).to.deep.equal(device);
       });
     });
 

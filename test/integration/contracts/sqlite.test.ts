@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +53,11 @@ async function openSqliteStores(): Promise<OpenStores> {
       db.close();
       rmSync(dir, { recursive: true, force: true });
     },
+    async dropTokenIndex() {
+      // devices_by_token is the latest migration (sqlite-database.ts): one version back is a database made before it.
+      db.exec('DROP INDEX devices_by_token');
+      db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
+    },
   };
   return stores;
 }
@@ -63,4 +69,27 @@ describe('store contracts on SQLite', () => {
   triggerStoreContract('SQLite', openSqliteStores);
   quotaLimitsContract('SQLite', openSqliteStores);
   signingKeyStoreContract('SQLite (a key file)', openSqliteStores);
+
+  describe('the registry database', () => {
+    const planOf = (db: Database.Database) =>
+      (db.prepare('EXPLAIN QUERY PLAN SELECT * FROM devices WHERE token = ?').all('t') as { detail: string }[]).map((r) => r.detail);
+
+    it('finds a device by token through an index, in a new database and in one made before the index (issue 17)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'openpie-registry-'));
+      try {
+        let db = openSqliteDatabase(dir);
+        expect(planOf(db).join()).to.contain('USING INDEX devices_by_token');
+        db.exec('DROP INDEX devices_by_token');
+        db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
+        db.close();
+
+        db = openSqliteDatabase(dir);
+
+        expect(planOf(db).join()).to.contain('USING INDEX devices_by_token');
+        db.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
 });

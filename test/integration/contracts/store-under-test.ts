@@ -27,6 +27,11 @@ export interface OpenStores extends Stores {
   reopen(): Promise<void>;
   /** Closes and deletes everything the suite stored. */
   dispose(): Promise<void>;
+  /**
+   * Drops the index that finds devices by token, as a registry made before it existed would lack it (issue 17); the
+   * next `reopen` must make it again, over the devices stored already.
+   */
+  dropTokenIndex(): Promise<void>;
 }
 
 /** Opens a fresh, empty store: a temp dir for SQLite, a random keyspace for Cassandra. */

@@ -61,12 +61,12 @@ describe('MQTT 3.1.1 conformance', () => {
     expect(connack).to.deep.equal({ sessionPresent: false, returnCode: IDENTIFIER_REJECTED });
   });
 
-  it('[MQTT-3.1.3-9] answers an empty ClientID with CleanSession 1 with CONNACK 2: a ClientID must be a device id', async () => {
+  it('[MQTT-3.1.3-6] accepts an empty ClientID with CleanSession 1 with CONNACK 0: the token names the device (issue 17)', async () => {
     const device = await aDevice(stack);
 
     const connack = await connackOf(stack.server.mqttPort, { clientId: '', token: device.token, clean: true });
 
-    expect(connack).to.deep.equal({ sessionPresent: false, returnCode: IDENTIFIER_REJECTED });
+    expect(connack).to.deep.equal({ sessionPresent: false, returnCode: 0 });
   });
 
   it('[MQTT-3.2.2-2] answers session present 1 to a session that holds only an unfinished incoming QoS 2 exchange', async () => {

@@ -85,9 +85,11 @@ describe('MQTT 5: CONNECT and CONNACK', () => {
       expect(connack.properties?.reasonString).to.equal(undefined);
     });
 
-    it('[MQTT-3.1.3-8] an empty ClientID: 0x85, Client Identifier not valid (no ClientID is assigned)', async () => {
+    it('[MQTT-3.1.3-6] [MQTT-3.2.2-16] an empty ClientID is not refused: 0x00, the device id as Assigned Client Identifier (issue 17)', async () => {
       const device = await aDevice(stack);
-      await expectRefusal(device, { clientId: '' }, RC.CLIENT_ID_NOT_VALID, /empty ClientID/);
+      const connack = await connackOf5(stack.mqttUrl, v5(device, { clientId: '' }));
+      expect(connack.reasonCode).to.equal(0);
+      expect(connack.properties?.assignedClientIdentifier).to.equal(device.deviceid);
     });
 
     it('[MQTT-3.1.3-8] a ClientID that is not a device id: 0x85', async () => {
