@@ -28,8 +28,7 @@ start() {
     say "$NAME already running (pid $pid)"
     return 0
   fi
-  require_free_port "$NAME" "$CASSANDRA_HOST" "$CASSANDRA_NATIVE_PORT"
-  require_free_port "$NAME" "$CASSANDRA_HOST" "$CASSANDRA_STORAGE_PORT"
+  require_free_ports "$NAME"
   mkdir -p "$CASSANDRA_DATA_DIR/triggers"
   export CASSANDRA_HOST CASSANDRA_NATIVE_PORT CASSANDRA_STORAGE_PORT CASSANDRA_DATA_DIR
   render "$INFRA_HOME/cassandra/cassandra.yaml" "$YAML" \

@@ -48,8 +48,7 @@ start() {
     say "$NAME already running (pid $pid)"
     return 0
   fi
-  require_free_port "$NAME" "$KAIROSDB_HOST" "$KAIROSDB_PORT"
-  require_free_port "$NAME" "$KAIROSDB_HOST" "$KAIROSDB_TELNET_PORT"
+  require_free_ports "$NAME"
   # KairosDB's on-disk queue (bigqueue) does not survive every stop: once torn, its delivery thread fails with
   # EOFException in a loop, writes nothing to Cassandra and fills the log (seen here: 58 GB in minutes, every KairosDB
   # suite failing). This stack is for tests and development, so each start begins with an empty queue: points that

@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# shellcheck source=lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 NAME=mosquitto
 MOSQUITTO_CONF_DIR="$CONF_DIR/mosquitto"
@@ -18,13 +20,10 @@ install() {
   if [[ -x "$(mosquitto_bin)" ]] && command -v mosquitto_passwd mosquitto_pub mosquitto_sub >/dev/null; then
     return 0
   fi
-  local sudo=()
-  ((EUID == 0)) || sudo=(sudo)
   say "installing mosquitto and mosquitto-clients from Debian's packages"
-  "${sudo[@]}" apt-get update >"$LOG_DIR/apt.log" 2>&1
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends \
-    mosquitto mosquitto-clients >>"$LOG_DIR/apt.log" 2>&1 \
-    || die "apt-get install failed; see $LOG_DIR/apt.log"
+  apt_get --log "$LOG_DIR/apt.log" update || die "apt-get update failed; see $LOG_DIR/apt.log"
+  DEBIAN_FRONTEND=noninteractive apt_get --log "$LOG_DIR/apt.log" install -y --no-install-recommends \
+    mosquitto mosquitto-clients || die "apt-get install failed; see $LOG_DIR/apt.log"
 }
 
 start() {
@@ -33,7 +32,7 @@ start() {
     say "$NAME already running (pid $pid)"
     return 0
   fi
-  require_free_port "$NAME" "$MOSQUITTO_HOST" "$MOSQUITTO_PORT"
+  require_free_ports "$NAME"
   mkdir -p "$MOSQUITTO_CONF_DIR" "$MOSQUITTO_DATA_DIR"
   # Written afresh at every start, so a changed password takes effect.
   rm -f "$MOSQUITTO_CONF_DIR/passwd"

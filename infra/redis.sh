@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# shellcheck source=lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 NAME=redis
 REDIS_CONF_DIR="$CONF_DIR/redis"
@@ -19,14 +21,11 @@ install() {
   if [[ -x "$(redis_bin)" ]] && command -v redis-cli >/dev/null; then
     return 0
   fi
-  local sudo=()
-  ((EUID == 0)) || sudo=(sudo)
   # Debian's package also enables a system server on 6379; this script never uses it.
   say "installing redis-server and redis-tools from Debian's packages"
-  "${sudo[@]}" apt-get update >"$LOG_DIR/apt.log" 2>&1
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends \
-    redis-server redis-tools >>"$LOG_DIR/apt.log" 2>&1 \
-    || die "apt-get install failed; see $LOG_DIR/apt.log"
+  apt_get --log "$LOG_DIR/apt.log" update || die "apt-get update failed; see $LOG_DIR/apt.log"
+  DEBIAN_FRONTEND=noninteractive apt_get --log "$LOG_DIR/apt.log" install -y --no-install-recommends \
+    redis-server redis-tools || die "apt-get install failed; see $LOG_DIR/apt.log"
 }
 
 start() {
@@ -35,7 +34,7 @@ start() {
     say "$NAME already running (pid $pid)"
     return 0
   fi
-  require_free_port "$NAME" "$REDIS_HOST" "$REDIS_PORT"
+  require_free_ports "$NAME"
   mkdir -p "$REDIS_CONF_DIR" "$REDIS_DATA_DIR"
   export REDIS_HOST REDIS_PORT REDIS_DATA_DIR REDIS_APPENDFSYNC
   render "$INFRA_HOME/redis/redis.conf" "$REDIS_CONF_DIR/redis.conf" REDIS_HOST REDIS_PORT REDIS_DATA_DIR REDIS_APPENDFSYNC

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test stack at once: Cassandra, KairosDB (on that Cassandra), Mosquitto and Redis.
 #   infra/stack.sh install|start|wait|check|stop|status|reset
-# OPENPIE_SERVICES picks a subset, e.g. OPENPIE_SERVICES="mosquitto".
+# OPENPIE_SERVICES picks a subset, e.g. OPENPIE_SERVICES="mosquitto", for every subcommand.
 # start-all.sh, wait-all.sh and stop-all.sh are shorthands for this script.
 set -euo pipefail
 # shellcheck source=lib/common.sh
@@ -35,8 +35,22 @@ install_all() {
   ((failed == 0)) || die "install failed; see the messages above"
 }
 
+# Every port is checked before anything starts: a port taken by a stranger
+# fails the start at once, not after Cassandra's 15 s.
+require_free_ports_of_stopped() {
+  local service
+  for service in cassandra kairosdb mosquitto redis; do
+    if { wants "$service" || { [[ "$service" == cassandra ]] && kairosdb_needs_cassandra; }; } \
+      && ! running_pid "$service" >/dev/null; then
+      require_free_ports "$service"
+    fi
+  done
+}
+
 start_all() {
   local started=$SECONDS
+  describe_stack
+  require_free_ports_of_stopped
   install_all
   if wants mosquitto; then run mosquitto start; fi
   if wants redis; then run redis start; fi
@@ -65,20 +79,32 @@ check_all() {
 # KairosDB before Cassandra: it would otherwise log errors about the vanished
 # Cassandra. Mosquitto and Redis depend on neither and stop alongside.
 stop_all() {
-  local mosquitto_pid redis_pid
-  run mosquitto stop &
-  mosquitto_pid=$!
-  run redis stop &
-  redis_pid=$!
-  run kairosdb stop
-  run cassandra stop
-  wait "$mosquitto_pid" "$redis_pid"
+  local -a pids=()
+  local service pid
+  for service in mosquitto redis; do
+    if wants "$service"; then
+      run "$service" stop &
+      pids+=("$!")
+    fi
+  done
+  if wants kairosdb; then run kairosdb stop; fi
+  if wants cassandra; then run cassandra stop; fi
+  for pid in "${pids[@]}"; do
+    wait "$pid"
+  done
+}
+
+# Which checkout's stack this is: the folder and ports derived from its path, or set by hand.
+describe_stack() {
+  say "stack of $PROJECT_ROOT: folder $OPENPIE_INFRA_DIR; ports mosquitto $MOSQUITTO_PORT, redis $REDIS_PORT," \
+    "cassandra $CASSANDRA_NATIVE_PORT/$CASSANDRA_STORAGE_PORT, kairosdb $KAIROSDB_PORT/$KAIROSDB_TELNET_PORT"
 }
 
 status_all() {
   local service failed=0
+  describe_stack
   for service in cassandra kairosdb mosquitto redis; do
-    run "$service" status || failed=1
+    if wants "$service"; then run "$service" status || failed=1; fi
   done
   return "$failed"
 }
@@ -87,7 +113,7 @@ reset_all() {
   stop_all
   local service
   for service in kairosdb cassandra mosquitto redis; do
-    run "$service" reset
+    if wants "$service"; then run "$service" reset; fi
   done
 }
 

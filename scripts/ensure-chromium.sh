@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure Debian's Chromium is at /usr/bin/chromium for the console's browser tests (playwright-core drives it and
 # never downloads a browser of its own). Idempotent: when it is already installed this only checks and exits.
+# While another apt-get or dpkg holds apt's locks (a second checkout's `npm test` installing Chromium too), it waits
+# up to OPENPIE_APT_LOCK_WAIT seconds (default 600), saying what it waits for (infra/lib/apt.sh).
 set -euo pipefail
 
 CHROMIUM=/usr/bin/chromium
@@ -17,8 +19,11 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 
+# shellcheck source=../infra/lib/apt.sh
+source "$(dirname "$0")/../infra/lib/apt.sh"
+
 echo "ensure-chromium: installing Debian's chromium package"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq chromium >/dev/null
+apt_get update -qq || { echo "ensure-chromium: could not update the package lists (see above)" >&2; exit 1; }
+apt_get install -y -qq chromium >/dev/null || { echo "ensure-chromium: could not install chromium (see above)" >&2; exit 1; }
 "$CHROMIUM" --version

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: makes sure Chromium is there, starts the real servers the suites need (Cassandra, KairosDB, Mosquitto, Redis: infra/), type-checks, runs
-# every suite, and stops the servers again, unless they were already running before (then they are left as found).
+# every suite, and stops the servers it started (those already running before are left as found).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,10 +8,17 @@ cd "$(dirname "$0")/.."
 # runs every other suite; the browser tests then say they were skipped.
 bash scripts/ensure-chromium.sh || [ -z "${CI:-}" ]
 
-if bash infra/stack.sh status > /dev/null 2>&1; then
+# The servers are this checkout's own: infra/ derives their folder and ports from the checkout's path, so a second
+# checkout testing at the same time neither uses nor stops them (infra/README.md). Only those this run starts are
+# stopped at its end.
+started=()
+for service in cassandra kairosdb mosquitto redis; do
+  bash "infra/$service.sh" status > /dev/null 2>&1 || started+=("$service")
+done
+if ((${#started[@]} == 0)); then
   echo "test: infra already running; leaving it running afterwards"
 else
-  trap 'bash infra/stop-all.sh || true' EXIT
+  trap 'OPENPIE_SERVICES="${started[*]}" bash infra/stop-all.sh || true' EXIT
   bash infra/start-all.sh
 fi
 eval "$(bash infra/env.sh)"

@@ -3,21 +3,85 @@
 #
 # Every setting is an environment variable with a default, so a test run, a
 # second checkout or CI can move ports and folders without editing files.
-# Ports default to unusual numbers because this kind of machine already runs
-# Mosquitto on 1883, Redis on 6379, PostgreSQL on 5432 and more.
+# Each checkout gets a stack of its own: its own folder under /tmp and its own
+# block of ports (infra/README.md, "Folder and ports per checkout"), so that
+# two checkouts testing at once neither share nor stop each other's servers.
 
 INFRA_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PROJECT_ROOT="$(cd "$INFRA_HOME/.." && pwd)"
+# Physical path: a checkout reached through a symlink is still the same checkout.
+PROJECT_ROOT="$(cd "$INFRA_HOME/.." && pwd -P)"
 
-# Downloads (Maven jars) live outside the work tree and survive between runs.
+say() { printf '[infra %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+short_hash() { printf '%s' "$1" | sha256sum | cut -c1-8; }
+
+# Downloads (Maven jars) live outside the work tree and survive between runs;
+# every checkout shares them (maven_fetch locks them while it downloads).
 : "${OPENPIE_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/openpie}"
-# Runtime state: rendered configs, data, pid files and logs.
-: "${OPENPIE_INFRA_DIR:=/tmp/openpie-infra}"
+# Runtime state: rendered configs, data, pid files and logs. One folder per
+# checkout, named after it and the hash of its path.
+checkout_name="$(basename "$PROJECT_ROOT")"
+: "${OPENPIE_INFRA_DIR:=/tmp/openpie-infra-${checkout_name//[^A-Za-z0-9_.-]/_}-$(short_hash "$PROJECT_ROOT")}"
+unset checkout_name
+# Absolute, so that a pid file's process can be recognised by this path in its
+# command line, and the same folder always hashes to the same ports.
+OPENPIE_INFRA_DIR="$(realpath -m "$OPENPIE_INFRA_DIR")"
+
+# The servers' ports are one block of PORT_BLOCK_SIZE consecutive ports, the
+# block picked by the hash of $OPENPIE_INFRA_DIR: a second folder (another
+# checkout, or OPENPIE_INFRA_DIR set by hand) gets other ports. The blocks lie
+# in 20000-32767, below Linux's ephemeral range (32768-60999, from which
+# outgoing connections take their local ports), and a block holding a port of
+# this kind of machine's own servers is never picked. Two folders may still
+# draw the same block (1 chance in about 1,270): the second start then stops
+# with the port and the variable that moves it (require_free_ports).
+PORT_BLOCK_SIZE=10
+PORT_RANGE_FIRST=20000
+PORT_RANGE_LAST=32767
+# Mosquitto, MariaDB, NATS, epmd, PostgreSQL, RabbitMQ, NATS cluster, Redis,
+# NATS monitoring, RabbitMQ management, RabbitMQ distribution.
+MACHINE_PORTS=(1883 3306 4222 4369 5432 5672 6222 6379 8222 15672 25672)
+
+default_port_base() {
+  local blocks=$(((PORT_RANGE_LAST + 1 - PORT_RANGE_FIRST) / PORT_BLOCK_SIZE)) block base port
+  block=$((16#$(short_hash "$OPENPIE_INFRA_DIR") % blocks))
+  while :; do
+    base=$((PORT_RANGE_FIRST + block * PORT_BLOCK_SIZE))
+    for port in "${MACHINE_PORTS[@]}"; do
+      if ((port >= base && port < base + PORT_BLOCK_SIZE)); then
+        block=$(((block + 1) % blocks))
+        continue 2
+      fi
+    done
+    printf '%s\n' "$base"
+    return
+  done
+}
+
+# The first port of the block; each server's port below is an offset in it
+# and can be set on its own as well.
+: "${OPENPIE_PORT_BASE:=$(default_port_base)}"
+if ! [[ "$OPENPIE_PORT_BASE" =~ ^[1-9][0-9]*$ ]] || ((OPENPIE_PORT_BASE < 1 || OPENPIE_PORT_BASE > 65536 - PORT_BLOCK_SIZE)); then
+  die "OPENPIE_PORT_BASE must be a port number (1-$((65536 - PORT_BLOCK_SIZE))), not '$OPENPIE_PORT_BASE'"
+fi
+
+: "${MOSQUITTO_HOST:=127.0.0.1}"
+: "${MOSQUITTO_PORT:=$((OPENPIE_PORT_BASE + 0))}"
+: "${MOSQUITTO_USER:=openpie-node}"
+: "${MOSQUITTO_PASSWORD:=openpie-node-secret}"
+: "${MOSQUITTO_DATA_DIR:=$OPENPIE_INFRA_DIR/data/mosquitto}"
+
+: "${REDIS_HOST:=127.0.0.1}"
+: "${REDIS_PORT:=$((OPENPIE_PORT_BASE + 1))}"
+: "${REDIS_DATA_DIR:=$OPENPIE_INFRA_DIR/data/redis}"
+# everysec or always (infra/redis/redis.conf says what each costs).
+: "${REDIS_APPENDFSYNC:=everysec}"
 
 : "${CASSANDRA_VERSION:=5.0.9}"
 : "${CASSANDRA_HOST:=127.0.0.1}"
-: "${CASSANDRA_NATIVE_PORT:=29042}"
-: "${CASSANDRA_STORAGE_PORT:=27000}"
+: "${CASSANDRA_NATIVE_PORT:=$((OPENPIE_PORT_BASE + 2))}"
+: "${CASSANDRA_STORAGE_PORT:=$((OPENPIE_PORT_BASE + 3))}"
 : "${CASSANDRA_HEAP:=1G}"
 : "${CASSANDRA_DATA_DIR:=$OPENPIE_INFRA_DIR/data/cassandra}"
 : "${CASSANDRA_DATACENTER:=datacenter1}"
@@ -26,23 +90,19 @@ PROJECT_ROOT="$(cd "$INFRA_HOME/.." && pwd)"
 : "${KAIROSDB_VERSION:=1.2.1-1}"
 : "${KAIROSDB_DATASTORE:=cassandra}"   # cassandra | h2
 : "${KAIROSDB_HOST:=127.0.0.1}"
-: "${KAIROSDB_PORT:=28080}"
-: "${KAIROSDB_TELNET_PORT:=24242}"
+: "${KAIROSDB_PORT:=$((OPENPIE_PORT_BASE + 4))}"
+: "${KAIROSDB_TELNET_PORT:=$((OPENPIE_PORT_BASE + 5))}"
 : "${KAIROSDB_KEYSPACE:=kairosdb}"
 : "${KAIROSDB_HEAP:=512m}"
 : "${KAIROSDB_DATA_DIR:=$OPENPIE_INFRA_DIR/data/kairosdb}"
 
-: "${MOSQUITTO_HOST:=127.0.0.1}"
-: "${MOSQUITTO_PORT:=21883}"
-: "${MOSQUITTO_USER:=openpie-node}"
-: "${MOSQUITTO_PASSWORD:=openpie-node-secret}"
-: "${MOSQUITTO_DATA_DIR:=$OPENPIE_INFRA_DIR/data/mosquitto}"
-
-: "${REDIS_HOST:=127.0.0.1}"
-: "${REDIS_PORT:=26379}"
-: "${REDIS_DATA_DIR:=$OPENPIE_INFRA_DIR/data/redis}"
-# everysec or always (infra/redis/redis.conf says what each costs).
-: "${REDIS_APPENDFSYNC:=everysec}"
+# The variables that hold each server's ports, for require_free_ports.
+declare -gA PORT_VARIABLES=(
+  [mosquitto]="MOSQUITTO_PORT"
+  [redis]="REDIS_PORT"
+  [cassandra]="CASSANDRA_NATIVE_PORT CASSANDRA_STORAGE_PORT"
+  [kairosdb]="KAIROSDB_PORT KAIROSDB_TELNET_PORT"
+)
 
 # Seconds each wait gives its server before it reports failure.
 : "${OPENPIE_WAIT_TIMEOUT:=180}"
@@ -50,9 +110,6 @@ PROJECT_ROOT="$(cd "$INFRA_HOME/.." && pwd)"
 LOG_DIR="$OPENPIE_INFRA_DIR/logs"
 RUN_DIR="$OPENPIE_INFRA_DIR/run"
 CONF_DIR="$OPENPIE_INFRA_DIR/conf"
-
-say() { printf '[infra %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
 
 ensure_dirs() {
   command -v envsubst >/dev/null || die "envsubst is required (Debian package gettext-base)"
@@ -121,13 +178,40 @@ stop_by_pid_file() {
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
-# Refuses to start a server on a port that something else already holds, so a
-# test never talks to a stranger (the machine's own Mosquitto on 1883, say).
-require_free_port() {
-  local name="$1" host="$2" port="$3"
-  if port_open "$host" "$port"; then
-    die "$name: $host:$port is already in use by another process; choose another port"
+# Prints who listens on TCP port $1, as far as ss may tell (other users'
+# processes show only as root): its command line, or for a long one (a JVM's)
+# its name and working directory, which for these scripts' servers is a folder
+# under their stack folder or the checkout.
+port_holder() {
+  local pid command
+  pid="$(ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2)" || true
+  if [[ -z "$pid" ]]; then
+    printf 'another process\n'
+    return
   fi
+  command="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || true
+  command="${command% }"
+  if ((${#command} > 120)); then
+    command="$(cat "/proc/$pid/comm" 2>/dev/null), in $(readlink "/proc/$pid/cwd" 2>/dev/null)"
+  fi
+  printf 'pid %s (%s)\n' "$pid" "$command"
+}
+
+# require_free_ports NAME: refuses to start server NAME while any of its ports
+# is held, so that a test never talks to a stranger: the machine's own
+# Mosquitto on 1883, say, or the server of another checkout whose block came
+# out the same. Called only when NAME is not running from $OPENPIE_INFRA_DIR,
+# so whoever holds the port is not this checkout's server.
+require_free_ports() {
+  local name="$1" host_variable="${1^^}_HOST" variable port
+  for variable in ${PORT_VARIABLES[$name]}; do
+    port="${!variable}"
+    if port_open "${!host_variable}" "$port"; then
+      die "$name: port $port ($variable) on ${!host_variable} is already in use by $(port_holder "$port"), not by the" \
+        "$name of $OPENPIE_INFRA_DIR; set $variable to another port, or OPENPIE_PORT_BASE to move the whole block" \
+        "(infra/README.md)"
+    fi
+  done
 }
 
 # server_status NAME WHERE: says whether NAME runs (with its pid, memory and address WHERE); exit 1 when stopped.
@@ -158,21 +242,32 @@ rss_mib() {
 # folder: maven_fetch NAME POM OUT [-Dprop=value...], where the pom under
 # infra/ names them. Done once per version: the marker file makes later calls
 # free. Each NAME has a Maven repository of its own, so that the servers can
-# download side by side (Maven 3.8 does not lock a shared one).
+# download side by side (Maven 3.8 does not lock a shared one). The cache is
+# shared by every checkout: a lock per NAME makes a second checkout that
+# installs at the same time wait for the first one's download, not delete it.
 maven_fetch() {
-  local name="$1" pom="$2" out="$3" log="$LOG_DIR/maven-$1.log"
+  local name="$1" pom="$2" out="$3" log="$LOG_DIR/maven-$1.log" lock
   shift 3
   if [[ -f "$out/.complete" ]]; then
     return 0
   fi
   command -v mvn >/dev/null || die "mvn is required (Apache Maven from Debian's packages)"
-  rm -rf "$out"
-  mkdir -p "$out"
-  say "downloading $name into $out (Maven Central)"
-  mvn -B -q -f "$pom" -Dmaven.repo.local="$OPENPIE_CACHE/m2/$name" "$@" \
-    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out" \
-    >"$log" 2>&1 || die "Maven download of $name failed; see $log"
-  touch "$out/.complete"
+  exec {lock}>"$OPENPIE_CACHE/$name.lock"
+  if ! flock --nonblock "$lock"; then
+    say "waiting for another checkout's download of $name into $OPENPIE_CACHE"
+    flock "$lock"
+  fi
+  if [[ ! -f "$out/.complete" ]]; then
+    rm -rf "$out"
+    mkdir -p "$out"
+    say "downloading $name into $out (Maven Central)"
+    mvn -B -q -f "$pom" -Dmaven.repo.local="$OPENPIE_CACHE/m2/$name" "$@" \
+      dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out" \
+      >"$log" 2>&1 || die "Maven download of $name failed; see $log"
+    touch "$out/.complete"
+  fi
+  # Closed, not only unlocked: the server started next must not inherit it.
+  exec {lock}>&-
 }
 
 # The java to run the servers with: OPENPIE_JAVA, else $JAVA_HOME/bin/java,

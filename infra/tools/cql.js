@@ -6,13 +6,18 @@
 //   node infra/tools/cql.js wait [seconds]  retries ping until it answers
 //   node infra/tools/cql.js exec FILE       runs each ;-terminated statement of FILE
 //
-// Connection: CASSANDRA_HOST, CASSANDRA_NATIVE_PORT, CASSANDRA_DATACENTER.
+// Connection: CASSANDRA_HOST, CASSANDRA_NATIVE_PORT, CASSANDRA_DATACENTER. The port has no default: each checkout's
+// Cassandra has its own (infra/lib/common.sh), and a guessed one could be another checkout's server.
 
 const fs = require('node:fs');
 const cassandra = require('cassandra-driver');
 
 const host = process.env.CASSANDRA_HOST || '127.0.0.1';
-const port = Number(process.env.CASSANDRA_NATIVE_PORT || 29042);
+if (!process.env.CASSANDRA_NATIVE_PORT) {
+  console.error('cql.js: CASSANDRA_NATIVE_PORT is not set (infra/cassandra.sh sets it; see infra/README.md)');
+  process.exit(2);
+}
+const port = Number(process.env.CASSANDRA_NATIVE_PORT);
 const localDataCenter = process.env.CASSANDRA_DATACENTER || 'datacenter1';
 
 function connect() {

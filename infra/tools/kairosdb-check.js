@@ -4,11 +4,16 @@
 //   node infra/tools/kairosdb-check.js wait [seconds]  until GET /api/v1/version answers 200
 //   node infra/tools/kairosdb-check.js roundtrip       writes points, reads them back, deletes them
 //
-// KAIROSDB_URL (default http://127.0.0.1:28080) says where the server is.
+// KAIROSDB_URL says where the server is. It has no default: each checkout's KairosDB has its own port
+// (infra/lib/common.sh), and a guessed one could be another checkout's server.
 
 const { randomUUID } = require('node:crypto');
 
-const baseUrl = (process.env.KAIROSDB_URL || 'http://127.0.0.1:28080').replace(/\/$/, '');
+if (!process.env.KAIROSDB_URL) {
+  console.error('kairosdb-check.js: KAIROSDB_URL is not set (infra/kairosdb.sh sets it; eval "$(infra/env.sh)" does too)');
+  process.exit(2);
+}
+const baseUrl = process.env.KAIROSDB_URL.replace(/\/$/, '');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function request(method, path, body) {
