@@ -176,6 +176,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
     logger,
     publishLimit: createMqttPublishLimit(rateLimiter, metrics, logger),
     relay: backbone?.relay,
+    shares: backbone?.shares,
     messageQuota: automation.messageQuota,
     sessions: { ...sessionBackend, settings: config.sessions },
     nodeId: config.nodeId,

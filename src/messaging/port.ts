@@ -50,3 +50,28 @@ export interface MessageRelay {
    */
   relay(message: RelayedMessage): Promise<void>;
 }
+
+/** An MQTT 5 shared subscription of a group (mqtt/v5/shared-subscriptions.ts): its name and its internal filter. */
+export interface ShareRef {
+  name: string;
+  /** `$openpie/g/{project}/{group}/@msg/{filter}` (topics.ts). */
+  filter: string;
+}
+
+/**
+ * Spreads the messages of MQTT 5 shared subscriptions over the nodes of a cluster (the MQTT backbone, issue 17): each
+ * message any node accepts goes to one node that has members of a share it matches, and that node gives it to one of
+ * them (MQTT 5.0 §4.8.2).
+ */
+export interface ShareDistribution {
+  /**
+   * This node has members of `share` from now on: its part of the share's messages comes through `deliver`, which
+   * settles once a member has it (or it was handed on). Resolves once the other nodes send the share's messages here
+   * too (at once while the backbone is down: then once it is back).
+   */
+  join(share: ShareRef, deliver: (message: RelayedMessage) => Promise<void>): Promise<void>;
+  /** This node has no member of `share` left: its messages go to the other nodes' members. Idempotent. */
+  leave(share: ShareRef): void;
+  /** A message `deliver` got that no member here can take: to a member of `share` on another node, if there is one. */
+  handOn(share: ShareRef, message: RelayedMessage): void;
+}

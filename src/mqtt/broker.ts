@@ -2,7 +2,7 @@ import { Aedes, Client } from 'aedes';
 import { randomUUID } from 'node:crypto';
 import { Device } from '../devices/device';
 import { SessionControl } from '../devices/port';
-import { MessageBus, RelayedMessage, ShareDistribution } from '../messaging/port';
+import { MessageBus, RelayedMessage } from '../messaging/port';
 import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
 import { authenticateHook } from './authenticate';
 import { authorizeForwardHook } from './authorize-forward';
@@ -50,7 +50,7 @@ export interface AedesBroker {
  * rewritten into the device's scope on the way in and back on the way out (messaging/topics.ts), so groups and
  * private channels stay apart. Sessions live in the session store (docs/mqtt.md "Persistent sessions").
  */
-export async function createAedesBroker(deps: AedesBrokerDeps & { shares?: ShareDistribution }): Promise<AedesBroker> {
+export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBroker> {
   const { presence, logger, sessions: { store, shared, settings } } = deps;
   const scopes = new WeakMap<Client, Device>();
   const ctx = { ...deps, scopes, withoutClientId: new WeakSet<Client>(), store, publishesInFlight: new Set() } as HookContext;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Device } from '../devices/device';
 import { DeviceStore } from '../devices/port';
 import { Presence } from '../devices/presence';
-import { MessageBus, MessageRelay } from '../messaging/port';
+import { MessageBus, MessageRelay, ShareDistribution } from '../messaging/port';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { SessionSettings } from '../config/session-config';
 import { SessionStore } from '../sessions/port';
@@ -25,6 +25,8 @@ export interface AedesBrokerDeps {
   messageQuota?: MqttMessageQuota;
   /** Carries accepted messages to the other nodes (the MQTT backbone); a single node has none. */
   relay?: MessageRelay;
+  /** MQTT 5 shared subscriptions across the nodes (the MQTT backbone); without it a share spans this node. */
+  shares?: ShareDistribution;
   /** Where sessions and retained messages live; `shared` when every node of a cluster reads the same one (Redis). */
   sessions: { store: SessionStore; shared: boolean; settings: SessionSettings };
   /** NODE_ID: the aedes instance is named `{nodeId}:{boot}`, so a restart knows its earlier runs' wills. */

@@ -10,6 +10,11 @@
  * | `openpie/v1/bye/{node}`                     | empty                          | the node left (also its Last Will)      |
  * | `openpie/v1/kick/{deviceid}`                | JSON `{"reason"}`              | close the device's sessions everywhere  |
  * | `openpie/v1/changed/{node}`                 | JSON `{"kind","key"}`          | shared state changed: drop cached copies |
+ * | `openpie/v1/flush/{node}`                   | empty                          | the node's share connection is drained  |
+ *
+ * A node with members of a device share subscribes (on its own connection, mqtt-share-distribution.ts) to
+ * `$share/{name}/openpie/v1/msg/g/{project}/{group}/@msg/{filter}`: the backbone's shared subscription of the same name
+ * and filter, so that the backbone gives each of the share's messages to one such node [MQTT-4.8.2-3].
  *
  * Message topics keep the scope of the internal topic, so group and private isolation cross nodes unchanged, and do
  * not name the node that published: a retained message then has one backbone copy per topic, whichever node set it.
@@ -24,7 +29,7 @@ const MESSAGES = `${BACKBONE_ROOT}/msg/`;
 
 export type BackboneTopic =
   | { kind: 'message'; internalTopic: string }
-  | { kind: 'presence' | 'hello' | 'bye' | 'changed'; node: string }
+  | { kind: 'presence' | 'hello' | 'bye' | 'changed' | 'flush'; node: string }
   | { kind: 'kick'; deviceid: string };
 
 /** `g/{project}/{group}/@msg/{topic}` or `d/{deviceid}/@private/{topic}`: the only internal topics nodes share. */
@@ -51,6 +56,13 @@ export const helloTopic = (node: string) => `${BACKBONE_ROOT}/hello/${node}`;
 export const byeTopic = (node: string) => `${BACKBONE_ROOT}/bye/${node}`;
 export const kickTopic = (deviceid: string) => `${BACKBONE_ROOT}/kick/${deviceid}`;
 export const changedTopic = (node: string) => `${BACKBONE_ROOT}/changed/${node}`;
+export const flushTopic = (node: string) => `${BACKBONE_ROOT}/flush/${node}`;
+
+/** The backbone's shared subscription for a device share of `name` on the internal filter `filter` (a group's `@msg`). */
+export function shareFilter(name: string, filter: string): string | undefined {
+  const topic = messageTopic(filter);
+  return topic === undefined ? undefined : `$share/${name}/${topic}`;
+}
 
 /** What a topic received from the backbone means, or undefined when it is none of ours. */
 export function parseBackboneTopic(topic: string): BackboneTopic | undefined {
@@ -66,6 +78,7 @@ export function parseBackboneTopic(topic: string): BackboneTopic | undefined {
     case 'hello':
     case 'bye':
     case 'changed':
+    case 'flush':
       return { kind, node: id };
     case 'kick':
       return { kind, deviceid: id };

@@ -19,9 +19,10 @@ import {
   parseBackboneTopic,
   presenceTopic,
 } from './backbone-topics';
-import { MessageRelay, RelayedMessage } from '../../messaging/port';
+import { MessageRelay, RelayedMessage, ShareDistribution } from '../../messaging/port';
 import { createConfirmedPublisher } from './mqtt-confirmed-publish';
-import { fromBackbone, toBackbone } from './backbone-properties';
+import { createMqttShareDistribution } from './mqtt-share-distribution';
+import { relayedMessageOf, toBackbone } from './backbone-properties';
 
 /** Timings of the backbone connection, in the units their names say. */
 export const BACKBONE_DEFAULTS = {
@@ -68,6 +69,8 @@ export interface MqttBackbone {
   readonly presence: Presence;
   /** The broker's hook for what devices publish here. */
   readonly relay: MessageRelay;
+  /** MQTT 5 shared subscriptions across the nodes (mqtt-share-distribution.ts). */
+  readonly shares: ShareDistribution;
   /**
    * Connects and delivers what other nodes send into `local`. Returns the cluster's session control (for the
    * registry's kicks); messages go out through `relay`, which the broker calls for every message it accepts.
@@ -75,7 +78,7 @@ export interface MqttBackbone {
   join(local: LocalBroker): { sessions: SessionControl };
   /** Change notices of shared state (src/cluster/port.ts), to and from the other nodes. */
   readonly changes: ChangeFeed;
-  /** Ready once connected and subscribed. */
+  /** Ready once connected and subscribed (both connections). */
   readonly readiness: ReadinessCheck;
   /** Tells the others this node leaves, ends its backbone session; idempotent. */
   close(): Promise<void>;
@@ -85,19 +88,6 @@ const KickCommand = t.exact(t.type({ reason: t.string }));
 
 const unavailable = (why: string) =>
   new AppError('BACKEND_UNAVAILABLE', `the message backbone is unavailable (${why}); the message was not accepted, send it again`);
-
-/** The QoS a relayed message reaches devices with, from its `qos` user property; 0 when absent or odd. */
-function deliveryQos(packet: IPublishPacket): 0 | 1 | 2 {
-  const value = packet.properties?.userProperties?.qos;
-  return value === '1' ? 1 : value === '2' ? 2 : 0;
-}
-
-/** The message's identity where it was accepted, from its `broker` and `counter` user properties, when both are sound. */
-function messageIdentity(packet: IPublishPacket): RelayedMessage['id'] {
-  const { broker, counter } = packet.properties?.userProperties ?? {};
-  if (typeof broker !== 'string' || typeof counter !== 'string' || !/^[1-9]\d{0,15}$/.test(counter)) return undefined;
-  return { broker, counter: Number(counter) };
-}
 
 /**
  * The MQTT backbone (issue 4 §2): several nodes behind a load balancer act as one service. Each node keeps its own
@@ -113,6 +103,8 @@ function messageIdentity(packet: IPublishPacket): RelayedMessage['id'] {
  *   the backbone's PUBACK and are refused (503 BACKEND_UNAVAILABLE, or the connection closed for MQTT) without it.
  *   QoS 0 messages are delivered here at once and sent on when the backbone is up.
  * - Messages from other nodes are acknowledged to the backbone only once this node's broker has taken them.
+ * - MQTT 5 shared subscriptions of devices go over a second connection, `shares` (mqtt-share-distribution.ts); a
+ *   hand-on it sends (user property `share`) is for those connections only, and ignored here.
  */
 export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
   const { url, username, password, nodeId, logger } = options;
@@ -151,6 +143,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
   /** Connected, and not leaving: mqtt.js refuses publishes once it is ending. */
   const usable = () => client.connected && !closing;
   const confirmed = createConfirmedPublisher(client, timings.ackTimeoutMs, unavailable);
+  const shares = createMqttShareDistribution({ url, username, password, nodeId, logger: log, timings });
   /** The last connection problem logged, so a broker that stays down is one log line, not one a second. */
   let lastProblem: string | undefined;
   const changeListeners: ((notice: ChangeNotice | 'all') => void)[] = [];
@@ -193,17 +186,13 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
     if (!parsed) return log.debug({ topic: packet.topic }, 'unknown backbone topic ignored');
     switch (parsed.kind) {
-      case 'message':
-        // No Local keeps this node's own messages away; the origin is checked anyway, so none is delivered twice.
-        if (packet.properties?.userProperties?.origin === nodeId) return;
-        return local.deliver({
-          topic: parsed.internalTopic,
-          payload,
-          qos: deliveryQos(packet),
-          retain: packet.retain,
-          properties: fromBackbone(packet.properties),
-          id: messageIdentity(packet),
-        });
+      case 'message': {
+        const { origin, share } = packet.properties?.userProperties ?? {};
+        // No Local keeps this node's own messages away; the origin is checked anyway, so none is delivered twice. A
+        // hand-on (`share`) is for the members of one share only, which the share connections deliver to.
+        if (origin === nodeId || share !== undefined) return;
+        return local.deliver(relayedMessageOf(packet, parsed.internalTopic));
+      }
       case 'presence': {
         if (parsed.node === nodeId) return;
         const report = decodeJson(PresenceReport, payload);
@@ -224,6 +213,8 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
         local.sessions.disconnectDevice(parsed.deviceid, `${kick?.reason ?? 'kicked'} (on another node)`);
         return;
       }
+      case 'flush':
+        return;
       case 'changed': {
         if (parsed.node === nodeId) return;
         const notice = decodeJson(ChangeNoticeCodec, payload);
@@ -264,6 +255,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
   return {
     presence: cluster.presence,
     relay: { relay: (message) => send(message, message.qos > 0) },
+    shares,
 
     join(local) {
       if (joined) throw new Error('the backbone is joined once');
@@ -301,6 +293,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
         if (usable()) publishControl(presenceTopic(nodeId), report);
       });
       client.connect();
+      shares.connect();
       return { sessions: sessionsOf(local) };
     },
 
@@ -313,12 +306,13 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
     readiness: {
       name: 'backbone',
       async check() {
-        if (!ready) throw new Error(`not connected to the MQTT backbone at ${url}`);
+        if (!ready || !shares.connected()) throw new Error(`not connected to the MQTT backbone at ${url}`);
       },
     },
 
     close: () =>
       (closing ??= (async () => {
+        await shares.close();
         cluster.close();
         if (client.connected) {
           // A clean DISCONNECT suppresses the Last Will, so the others hear it from the node itself; expiry 0 ends

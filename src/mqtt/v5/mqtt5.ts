@@ -10,6 +10,7 @@ import {
   writePacket,
 } from '../aedes2-patches';
 import type { Writable } from 'node:stream';
+import { ShareDistribution } from '../../messaging/port';
 import { deviceTopic, filterMatches, internalTopic, Scope, SHADOW_UPDATED, shadowUpdatedTopic } from '../../messaging/topics';
 import { connectionOf, Connections } from './connection';
 import { createIncomingState } from './incoming-state';
@@ -32,9 +33,11 @@ export interface Mqtt5Deps {
   logger: Logger;
   /** The device each connection authenticated as (hook-context.ts). */
   scopes: WeakMap<Client, Scope>;
+  /** Shared subscriptions across the nodes (the MQTT backbone); without it a share spans this node. */
+  shares?: ShareDistribution;
 }
 
-export function createMqtt5({ logger, scopes }: Mqtt5Deps) {
+export function createMqtt5({ logger, scopes, shares: distribution }: Mqtt5Deps) {
   const connections: Connections = new WeakMap();
   const dropped = new WeakSet<object>();
   let broker: Aedes | undefined;
@@ -42,7 +45,7 @@ export function createMqtt5({ logger, scopes }: Mqtt5Deps) {
   const incoming = createIncomingState(aedes, logger);
   const outbound = createOutbound({ persistence: () => persistenceOf(aedes()), identifiersFor, logger });
   const inbound = createInbound({ incoming, dropped, acknowledged: outbound.acknowledged, logger });
-  const shares = createSharedSubscriptions({ scopes, logger, aedes });
+  const shares = createSharedSubscriptions({ scopes, logger, aedes, distribution });
 
   /** `$share/...` filters of an MQTT 5 SUBSCRIBE or UNSUBSCRIBE, as parsed; a Protocol Error ends the connection. */
   function rewriteShares(client: Client, packet: WirePacket): void {
@@ -107,6 +110,9 @@ export function createMqtt5({ logger, scopes }: Mqtt5Deps) {
       const guarded = shares.guardSubscribe(hook);
       return (client, sub, done) => (dropped.has(sub) ? undefined : guarded(client, sub, done));
     },
+
+    /** First step of a shutdown: the shares' messages go to members on other nodes from now on. */
+    leaveShares: () => shares.leaveAll(),
 
     /** Once, right after the broker is created and before any client connects. */
     attach(created: Aedes): void {

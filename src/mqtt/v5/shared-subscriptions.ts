@@ -1,6 +1,7 @@
 import type { Aedes, Client } from 'aedes';
 import type { Logger } from 'pino';
 import { HeldSubscription, heldSubscriptionsOf, WirePacket } from '../aedes2-patches';
+import { RelayedMessage, ShareDistribution, ShareRef } from '../../messaging/port';
 import { groupTopic, MSG, Scope, topicProblem } from '../../messaging/topics';
 import { REASON } from './reason-codes';
 import { refusalOf, refuseSubscription } from './suback';
@@ -16,8 +17,15 @@ import { refusalOf, refuseSubscription } from './suback';
  * - one listener per share on the group's internal filter hands each message to the next member with
  *   `client.publish`, aedes' own delivery (queued first for a persistent session, then authorizeForward), at the
  *   member's granted QoS [MQTT-4.8.2-3], with its Retain As Published and Subscription Identifier.
- * Retained messages are not sent for a new shared subscription (§4.8.2). A share spans the members connected to this
- * node: with several nodes (the MQTT backbone), each node that has members delivers a message to one of its own.
+ * Retained messages are not sent for a new shared subscription (§4.8.2).
+ *
+ * With several nodes (the MQTT backbone) a share spans the cluster through a ShareDistribution
+ * (adapters/backbone/mqtt-share-distribution.ts) instead of the listener: the node joins the share there while it has
+ * members, and each message reaches exactly one node with members, which gives it to one of its own in turn. Such a
+ * copy is stamped afresh (`{aedes id}.share` and a counter of its own), so that aedes' duplicate check, which runs per
+ * broker id, never weighs it against the node's other deliveries. A member joins before its SUBACK, once the backbone
+ * sends the share's messages here too (a Server may send before the SUBACK, §3.8.4). A copy that finds no member
+ * here (the last one left meanwhile, or the node is stopping: `leaveAll`) is handed on to the other nodes' members.
  */
 const PARSED = '$openpie/share/';
 const STORED = '$openpie/s/';
@@ -46,14 +54,30 @@ interface Member {
 }
 
 interface Share {
+  ref: ShareRef;
   members: Member[];
   next: number;
+  /** The listener on the group's internal filter (one node alone). */
   deliver(packet: WirePacket, done: () => void): void;
+  /** A message of the share that the distribution brought here (several nodes). */
+  deliverCopy(message: RelayedMessage): Promise<void>;
+  /** Settles once the share's messages come here (at once for one node alone). */
+  joined: Promise<void>;
 }
 
-export function createSharedSubscriptions(deps: { scopes: WeakMap<Client, Scope>; logger: Logger; aedes: () => Aedes }) {
-  const { scopes, logger, aedes } = deps;
+export interface SharedSubscriptionsDeps {
+  scopes: WeakMap<Client, Scope>;
+  logger: Logger;
+  aedes: () => Aedes;
+  /** The cluster's (the MQTT backbone); without it a share spans this node's members only. */
+  distribution?: ShareDistribution;
+}
+
+export function createSharedSubscriptions({ scopes, logger, aedes, distribution }: SharedSubscriptionsDeps) {
   const shares = new Map<string, Share>();
+  /** Set once the node stops: copies are handed on, no share is joined again. */
+  let leaving = false;
+  let copies = 0;
   /** The shares each client is a member of, to leave them when it goes. */
   const memberships = new WeakMap<Client, Set<string>>();
 
@@ -63,27 +87,46 @@ export function createSharedSubscriptions(deps: { scopes: WeakMap<Client, Scope>
     return groupTopic({ projectid, groupid }, rest.slice(1).join('/'));
   };
 
-  function join(client: Client, stored: string, held: HeldSubscription): void {
-    let share = shares.get(stored);
-    if (!share) {
-      const created: Share = {
-        members: [],
-        next: 0,
-        deliver: (packet, done) => {
-          const live = created.members.filter((m) => !m.client.closed);
-          if (live.length === 0) return done();
-          const member = live[created.next++ % live.length];
-          // Client.publish queues it first for a persistent session, as aedes does for its own subscriptions.
-          member.client.publish(copyFor(packet, member.held) as never, () => done());
-        },
-      };
-      share = created;
-      shares.set(stored, created);
-      aedes().subscribe(groupFilterOf(stored), created.deliver as never, () => undefined);
-    }
+  /** The share's next member connected here, leaving the shares of members whose connection closed meanwhile. */
+  function nextMember(stored: string, share: Share): Member | undefined {
+    for (const gone of share.members.filter((m) => m.client.closed)) leave(gone.client, stored);
+    const live = shares.get(stored) === share ? share.members : [];
+    return live.length === 0 ? undefined : live[share.next++ % live.length];
+  }
+
+  function createShare(stored: string): Share {
+    const created: Share = {
+      ref: { name: stored.split('/')[2], filter: groupFilterOf(stored) },
+      members: [],
+      next: 0,
+      deliver: (packet, done) => {
+        const live = created.members.filter((m) => !m.client.closed);
+        if (live.length === 0) return done();
+        const member = live[created.next++ % live.length];
+        // Client.publish queues it first for a persistent session, as aedes does for its own subscriptions.
+        member.client.publish(copyFor(packet, member.held) as never, () => done());
+      },
+      deliverCopy: async (message) => {
+        const member = leaving ? undefined : nextMember(stored, created);
+        if (!member) return distribution?.handOn(created.ref, message);
+        const packet = { ...packetOf(message), brokerId: `${aedes().id}.share`, brokerCounter: ++copies };
+        await new Promise<void>((resolve) => member.client.publish(copyFor(packet, member.held) as never, () => resolve()));
+      },
+      joined: Promise.resolve(),
+    };
+    shares.set(stored, created);
+    if (!distribution) aedes().subscribe(created.ref.filter, created.deliver as never, () => undefined);
+    else if (!leaving) created.joined = distribution.join(created.ref, created.deliverCopy);
+    return created;
+  }
+
+  /** Makes `client` a member; resolves once the share's messages come here. */
+  function join(client: Client, stored: string, held: HeldSubscription): Promise<void> {
+    const share = shares.get(stored) ?? createShare(stored);
     share.members = [...share.members.filter((m) => m.client !== client), { client, held }];
     const mine = memberships.get(client) ?? new Set<string>();
     memberships.set(client, mine.add(stored));
+    return share.joined;
   }
 
   function leave(client: Client, stored: string): void {
@@ -91,9 +134,10 @@ export function createSharedSubscriptions(deps: { scopes: WeakMap<Client, Scope>
     memberships.get(client)?.delete(stored);
     if (!share) return;
     share.members = share.members.filter((m) => m.client !== client);
-    if (share.members.length > 0 || aedes().closed) return;
+    if (share.members.length > 0) return;
     shares.delete(stored);
-    aedes().unsubscribe(groupFilterOf(stored), share.deliver as never, () => undefined);
+    if (distribution) distribution.leave(share.ref);
+    else if (!aedes().closed) aedes().unsubscribe(share.ref.filter, share.deliver as never, () => undefined);
   }
 
   return {
@@ -146,7 +190,11 @@ export function createSharedSubscriptions(deps: { scopes: WeakMap<Client, Scope>
           if (refusal) refuseSubscription(sub, refusal.reasonCode, refusal.why);
           if (err || !granted) return done(err, null);
           sub.topic = stored!;
-          done(null, sub);
+          // A restored share joins once the session is ready ('clientReady'): nothing may come before CONNACK.
+          if (!distribution || restored) return done(null, sub);
+          // Several nodes: a member from now on, granted once the other nodes send the share's messages here too.
+          const { qos, rap, subscriptionIdentifier: si } = sub as typeof sub & { rap?: boolean; subscriptionIdentifier?: number };
+          void join(client, stored!, { qos, rap, si }).then(() => done(null, sub));
         });
       };
     },
@@ -167,11 +215,24 @@ export function createSharedSubscriptions(deps: { scopes: WeakMap<Client, Scope>
       });
       logger.debug('mqtt shared subscriptions ready');
     },
+
+    /** The node stops (several nodes): from now on its shares' messages go to the other nodes' members. */
+    leaveAll(): void {
+      leaving = true;
+      if (distribution) for (const share of shares.values()) distribution.leave(share.ref);
+    },
   };
 }
 
 const heldOf = (client: Client, filter: string): HeldSubscription =>
   heldSubscriptionsOf(client).find(([f]) => f === filter)?.[1] ?? { qos: 0 };
+
+/** A message the distribution brought, as aedes delivers it; its Message Expiry counts from now [MQTT-3.3.2-5]. */
+function packetOf({ topic, payload, qos, retain, properties }: RelayedMessage): WirePacket {
+  const interval = properties?.messageExpiryInterval;
+  const expiry = interval === undefined ? {} : { messageExpiry: Date.now() + interval * 1000 };
+  return { cmd: 'publish', topic, payload, qos, retain, dup: false, ...(properties && { properties }), ...expiry };
+}
 
 /** The member's copy: at most its granted QoS [MQTT-4.8.2-3], the RETAIN flag as its Retain As Published says, its identifier. */
 function copyFor(packet: WirePacket, held: HeldSubscription): WirePacket {
