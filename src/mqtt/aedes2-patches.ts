@@ -133,3 +133,41 @@ export interface SessionPersistence {
 }
 
 export const persistenceOf = (aedes: Aedes) => (aedes as unknown as { persistence: SessionPersistence }).persistence;
+
+/** What becomes of a connection's end instead of aedes' timers. */
+export interface TimerReplacements {
+  /** A persistent session's connection ended (not a takeover on this node): record its last use and deadline. */
+  sessionEnded(client: Client): void;
+  /** A will is owed after `seconds` (already min(Will Delay, Session Expiry)): record when it is due. */
+  willDelayed(client: Client, seconds: number): void;
+}
+
+/** The aedes 2.0.0-beta.1 internals replaced here (aedes.js). */
+interface AedesTimerInternals {
+  scheduleSessionExpiry(client: Client): void;
+  scheduleWill(client: Client, will: unknown, delaySeconds: number): void;
+  /** ClientIDs whose new connection is taking over an older one on this node (registerClient). */
+  _takingOver: Set<string>;
+}
+
+/**
+ * aedes 2.0.0-beta.1 arms a timer in the node's memory for each session that outlives its connection and each delayed
+ * will (aedes.js `scheduleSessionExpiry`, `scheduleWill`, called by the client's close in lib/client.js): a restart
+ * loses them, a shutdown drops them (aedes is closed by then), and one fires on a node that does not know the device
+ * connected again elsewhere. Both methods are replaced on this instance. What aedes does itself stays: a session with
+ * no interval (clean) is wiped with its connection, and the end of a connection being taken over on this node records
+ * nothing (the new connection owns the session and has replaced the will).
+ */
+export function replaceAedesTimers(aedes: Aedes, replacements: TimerReplacements): void {
+  const internals = aedes as unknown as AedesTimerInternals;
+  const scheduleSessionExpiry = internals.scheduleSessionExpiry;
+  internals.scheduleSessionExpiry = function sessionEnded(client: Client) {
+    if (internals._takingOver.has(client.id)) return;
+    if (client.clean) return scheduleSessionExpiry.call(internals, client);
+    replacements.sessionEnded(client);
+  };
+  internals.scheduleWill = function willDelayed(client: Client, _will: unknown, delaySeconds: number) {
+    if (internals._takingOver.has(client.id)) return;
+    replacements.willDelayed(client, delaySeconds);
+  };
+}

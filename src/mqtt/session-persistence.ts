@@ -13,7 +13,7 @@ import { SESSION_MARKER_FILTER } from './aedes-patches';
  *   publish then only delivers to this node's connections.
  * - `streamWill` is empty: aedes' periodic will sweep takes every will whose broker it has not heard from lately for
  *   an orphan, and each node hears only itself, so it would publish the wills of devices connected to other nodes.
- *   orphaned-wills.ts publishes the wills a crash left behind instead.
+ *   session-upkeep.ts and session-timers.ts publish the wills a crash left behind, and the delayed ones, instead.
  * - a queued message is read back with the topic the device knows (its subscription matched the internal topic), and
  *   one that was sent before (it has its packet identifier) with DUP set [MQTT-3.3.1-1]; the replay is reported to
  *   `replaying` (session-resume.ts).

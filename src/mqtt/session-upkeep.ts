@@ -2,11 +2,13 @@ import type { Aedes, Client } from 'aedes';
 import type { Logger } from 'pino';
 import { AppError } from '../core/errors';
 import { DeviceStore } from '../devices/port';
-import { deviceTopic, internalTopic, MSG, topicProblem } from '../messaging/topics';
 import { MessageBus } from '../messaging/port';
+import { messagePropertiesOf } from '../messaging/properties';
+import { deviceTopic, internalTopic, MSG, topicProblem } from '../messaging/topics';
 import { SessionPacket, SessionStore } from '../sessions/port';
 import { publishErrorNotice } from './error-notice';
 import { MessagePipeline } from './message-pipeline';
+import { createSessionTimers } from './session-timers';
 
 /** How often expired sessions and orphaned wills are looked for. */
 export const UPKEEP_INTERVAL_MS = 60_000;
@@ -31,29 +33,28 @@ export interface SessionUpkeepDeps {
 }
 
 export interface SessionUpkeep {
-  /** Publishes the wills a crash left behind (see orphanedBy); those it could not publish wait for the next round. */
+  /**
+   * Catches up with what earlier runs left (see orphanedBy): the sessions and wills of connections a crash cut (a will
+   * with a delay waits for it from now), and the deadlines that passed meanwhile. What fails waits for the next round.
+   */
   publishOrphanedWills(): Promise<void>;
   /** Ends persistent sessions unused for SESSION_EXPIRY_SECONDS. */
   expireSessions(): Promise<void>;
+  /** Resolves once the ends of connections closed so far are recorded (shutdown: before the store closes). */
+  settled(): Promise<void>;
   close(): void;
 }
 
 /**
- * What keeps persistent sessions within their bounds (docs/mqtt.md "Persistent sessions"): their last use (connection
- * and disconnection) for expiry, the notice of dropped messages when a device returns, expiry itself, and the wills
+ * What keeps persistent sessions within their bounds (docs/mqtt.md "Persistent sessions"): their last use and MQTT 5
+ * deadlines (session-timers.ts), the notice of dropped messages when a device returns, expiry itself, and the wills
  * of connections a crash cut.
  */
 export function createSessionUpkeep(deps: SessionUpkeepDeps): SessionUpkeep {
   const { aedes, store, logger } = deps;
-  const touch = (client: Client) => {
-    if (client.clean) return;
-    store.touchSession(client.id, deps.now()).catch((err: unknown) => logger.warn({ deviceid: client.id, err }, 'session not touched'));
-  };
-  aedes.on('clientReady', (client) => {
-    touch(client);
+  aedes.on('clientReady', (client: Client) => {
     if (!client.clean) void tellDropped(client.id);
   });
-  aedes.on('clientDisconnect', touch);
 
   async function tellDropped(deviceid: string): Promise<void> {
     const dropped = await store.takeDropped(deviceid).catch(() => 0);
@@ -75,31 +76,70 @@ export function createSessionUpkeep(deps: SessionUpkeepDeps): SessionUpkeep {
   const orphanedBy = (owner: string) =>
     owner !== aedes.id && (!deps.sharedStore || owner.startsWith(`${deps.nodeId}:`));
 
-  async function publishWill(will: SessionPacket): Promise<void> {
-    const deviceid = will.clientId!;
-    const device = await deps.devices.getDevice(deviceid);
+  /**
+   * Publishes a stored will as aedes does at close (authorize-publish.ts), with its MQTT 5 properties but not its
+   * delay: `@msg/...` of the device's group, through the message pipeline. Resolves false when the device is gone.
+   */
+  async function publishWill(will: SessionPacket): Promise<boolean> {
+    const device = await deps.devices.getDevice(will.clientId!);
     const parsed = device && will.topic ? deviceTopic(will.topic) : undefined;
-    // The same rules as a will published at close (authorize-publish.ts): `@msg/...` of the device's group.
     if (device && parsed?.family === MSG && !topicProblem(parsed.rest, false, MSG)) {
       const payload = Buffer.isBuffer(will.payload) ? will.payload : Buffer.from(will.payload ?? '');
-      await deps.pipeline.accept({ topic: internalTopic(device, MSG, parsed.rest), payload, qos: will.qos ?? 0, retain: will.retain ?? false })
+      const properties = messagePropertiesOf(will.properties as object | undefined);
+      await deps.pipeline.accept({ topic: internalTopic(device, MSG, parsed.rest), payload, qos: will.qos ?? 0, retain: will.retain ?? false, properties })
         .catch((err: unknown) => {
-          // Over the retained limit: published as the will's rules allow, nowhere; any other refusal waits for the next round.
+          // Over the retained limit: published as the will's rules allow, nowhere; any other refusal is tried again.
           if (!(err instanceof AppError && err.code === 'RETAINED_LIMIT')) throw err;
         });
     }
-    await store.delWill({ id: deviceid, brokerId: will.brokerId });
-    logger.info({ deviceid, published: device !== undefined }, 'will of a connection cut by a crash published');
+    return device !== undefined;
+  }
+
+  const timers = createSessionTimers({
+    aedes,
+    store,
+    publishWill: async (will) => {
+      const published = await publishWill(will);
+      logger.info({ deviceid: will.clientId, published }, 'stored will published');
+    },
+    isConnected: deps.isConnected,
+    logger,
+    now: deps.now,
+  });
+
+  /**
+   * A will a crash left is due now, or, with a Will Delay Interval (MQTT 5), that long after the crash was found, at
+   * most when its session ends (min(delay, expiry) [MQTT-3.1.3-9]; no session left: now). The timers publish it, once,
+   * unless the device has stored another will meanwhile (delayWill is for the will's owner only).
+   */
+  async function delayOrphanedWill(will: SessionPacket, sessionDeadlines: Map<string, number>): Promise<void> {
+    const deviceid = will.clientId!;
+    const delay = (will.properties as { willDelayInterval?: number } | undefined)?.willDelayInterval ?? 0;
+    const now = deps.now();
+    const due = Math.min(now + delay * 1000, sessionDeadlines.get(deviceid) ?? now);
+    if (await store.delayWill({ id: deviceid, brokerId: will.brokerId }, due)) {
+      logger.info({ deviceid, inMs: due - now }, 'will of a connection cut by a crash is due');
+    }
   }
 
   let sweeping: Promise<void> | undefined;
   const publishOrphanedWills = () =>
     (sweeping ??= (async () => {
       try {
+        const sessionDeadlines = await store.releaseOrphanedSessions(orphanedBy, deps.now())
+          .catch((err: unknown) => {
+            logger.warn({ err }, 'sessions of connections cut by a crash not released yet');
+            return new Map<string, number>();
+          });
+        if (sessionDeadlines.size > 0) logger.info({ sessions: sessionDeadlines.size }, 'sessions of connections cut by a crash now expire');
         for await (const will of store.streamWill({}) as AsyncIterable<SessionPacket>) {
           if (!orphanedBy(String(will.brokerId))) continue;
-          await publishWill(will).catch((err: unknown) => logger.warn({ deviceid: will.clientId, err }, 'orphaned will not published yet'));
+          await delayOrphanedWill(will, sessionDeadlines)
+            .catch((err: unknown) => logger.warn({ deviceid: will.clientId, err }, 'orphaned will not published yet'));
         }
+        // Publishes the orphaned wills due now and what else passed while this node was down, then keeps sweeping.
+        await timers.fireDue().catch((err: unknown) => logger.warn({ err }, 'mqtt session timers: sweep failed'));
+        timers.start();
       } finally {
         sweeping = undefined;
       }
@@ -115,5 +155,13 @@ export function createSessionUpkeep(deps: SessionUpkeepDeps): SessionUpkeep {
     expireSessions().catch((err: unknown) => logger.warn({ err }, 'session expiry failed; trying again later'));
   }, UPKEEP_INTERVAL_MS).unref();
 
-  return { publishOrphanedWills, expireSessions, close: () => clearInterval(timer) };
+  return {
+    publishOrphanedWills,
+    expireSessions,
+    settled: timers.settled,
+    close() {
+      clearInterval(timer);
+      timers.close();
+    },
+  };
 }

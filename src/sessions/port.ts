@@ -107,8 +107,6 @@ export interface SessionStore {
    * one; replacing or deleting is always allowed. Resolves false when refused.
    */
   storeRetainedWithin(packet: SessionPacket, scope: string, limit: number): Promise<boolean>;
-  /** Records that a persistent session was connected or disconnected at `at` (ms), for session expiry. */
-  touchSession(clientId: string, at: number): Promise<void>;
   /**
    * Messages a full queue dropped for `clientId` since the last call (the count is reset), for the notice the device
    * gets when it returns.
@@ -121,6 +119,42 @@ export interface SessionStore {
   expireSessions(before: number, online: (clientId: string) => boolean): Promise<string[]>;
   /** Messages waiting in every session's queue (PUBLISH entries, sent or not; not PUBRELs). */
   queuedMessages(): Promise<number>;
+
+  // MQTT 5 timers, kept here so that any node fires them, also once the node that set them is gone
+  // (mqtt/session-timers.ts): a session's end (Session Expiry Interval) and a will's delay (Will Delay Interval).
+  /**
+   * A persistent session's client connected at `at` (ms) to `broker` (an aedes id): its last use (for SESSION_EXPIRY_SECONDS),
+   * and no deadline while connected. `expiryMs`: its MQTT 5 Session Expiry Interval, which counts from the moment a
+   * crash of `broker` is found (releaseOrphanedSessions); undefined when the session never ends by one (MQTT 3.1.1).
+   */
+  sessionConnected(clientId: string, at: number, broker: string, expiryMs?: number): Promise<void>;
+  /**
+   * The connection `broker` held ended at `at`: the session's last use and its `deadline` (MQTT 5; none when
+   * undefined), after which endDueSessions ends it. Only the last use when another broker holds the session now (the
+   * device connected again elsewhere).
+   */
+  sessionDisconnected(clientId: string, at: number, broker: string, deadline?: number): Promise<void>;
+  /**
+   * Sessions still held by a broker that `gone` says is gone (a crash cut its connections): each ends its Session
+   * Expiry Interval after `now`. Resolves with the deadlines given, by ClientID.
+   */
+  releaseOrphanedSessions(gone: (broker: string) => boolean, now: number): Promise<Map<string, number>>;
+  /**
+   * Ends, as expireSessions does, every session whose deadline is at or before `now` and whose client `online` does
+   * not claim, each by one caller only however many ask at once; the will it still had is taken, not dropped, so the
+   * caller publishes it [MQTT-3.1.3-9]. Resolves with the sessions ended.
+   */
+  endDueSessions(now: number, online: (clientId: string) => boolean): Promise<{ clientId: string; will?: SessionPacket }[]>;
+  /**
+   * The client's will is due at `at` (ms), if `client.brokerId` still owns it; resolves false when it does not. A will
+   * with a due time is no orphan: streamWill leaves it out, takeDueWills hands it over. Storing or deleting the will
+   * (a new connection) cancels it [MQTT-3.1.3-9].
+   */
+  delayWill(client: SessionClient, at: number): Promise<boolean>;
+  /** Deletes and resolves with every will due at or before `now`, each for one caller only however many ask at once. */
+  takeDueWills(now: number): Promise<SessionPacket[]>;
+  /** Stores again a will that takeDueWills gave (it could not be published yet), due at `at`, unless its client stored another since. */
+  returnWill(will: SessionPacket, at: number): Promise<void>;
 }
 
 /** The queue half of a session store (outgoing queues, incoming QoS 2 packets), which each adapter keeps in a module of its own. */

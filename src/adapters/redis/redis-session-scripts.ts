@@ -147,14 +147,101 @@ redis.call('ZADD', KEYS[2], 0, topic)
 return 1
 `;
 
-/** Deletes a will, only for its owner when one is named. KEYS: `wills`, `willowner`. ARGV: client id, owner or ''. */
+/**
+ * Deletes a will, only for its owner when one is named, and its due time. KEYS: `wills`, `willowner`, `willdue`.
+ * ARGV: client id, owner or ''.
+ */
 export const DELETE_WILL = `
 local owner = redis.call('HGET', KEYS[2], ARGV[1])
 if not owner or (ARGV[2] ~= '' and owner ~= ARGV[2]) then return false end
 local packet = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
 return packet
+`;
+
+/**
+ * MQTT 5 Will Delay: sets a will's due time while its owner still owns it. KEYS: `willowner`, `willdue`. ARGV: client
+ * id, owner, due time (ms). Returns 1 when set.
+ */
+export const DELAY_WILL = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+`;
+
+/**
+ * Takes the wills due (deleted, returned), so that of several nodes sweeping at once one only gets each; at most
+ * ARGV[2] per call, so that no call holds Redis long. KEYS: `wills`, `willowner`, `willdue`. ARGV: now (ms), count.
+ * Returns the packets, and as many empty strings as due entries had no will left.
+ */
+export const TAKE_DUE_WILLS = `
+local taken = {}
+for _, client in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))) do
+  local packet = redis.call('HGET', KEYS[1], client)
+  redis.call('HDEL', KEYS[1], client)
+  redis.call('HDEL', KEYS[2], client)
+  redis.call('ZREM', KEYS[3], client)
+  taken[#taken + 1] = packet or ''
+end
+return taken
+`;
+
+/**
+ * Puts a taken will back, due later, unless its client stored another since. KEYS: `wills`, `willowner`, `willdue`.
+ * ARGV: client id, packet, owner, due time (ms).
+ */
+export const RETURN_WILL = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+return 1
+`;
+
+/**
+ * A persistent session's connection ended: its last use and, when the broker that ended it held it (or none did), its
+ * deadline ('' : none). KEYS: `sessions` (last use), `expiring` (deadlines), `sessheld` (client -> holder TAB
+ * interval). ARGV: client id, now (ms), broker, deadline or ''.
+ */
+export const SESSION_DISCONNECTED = `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local held = redis.call('HGET', KEYS[3], ARGV[1])
+if held and string.match(held, '^(.*)\\t') ~= ARGV[3] then return 0 end
+redis.call('HDEL', KEYS[3], ARGV[1])
+if ARGV[4] == '' then redis.call('ZREM', KEYS[2], ARGV[1]) else redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
+return 1
+`;
+
+/**
+ * A crashed broker's session: its deadline counts from now, unless it was connected again meanwhile. KEYS:
+ * `expiring`, `sessheld`. ARGV: client id, the holder entry as read, deadline (ms). Returns 1 when released.
+ */
+export const RELEASE_SESSION = `
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1
+`;
+
+/**
+ * Claims the end of a session: one caller only gets it, however many nodes sweep at once. The session must still be
+ * due: its score in KEYS[1] (`expiring`: the deadline; `sessions`: the last use) at or below ARGV[2]. Then its
+ * bookkeeping goes and its will is taken (the caller publishes it, or drops it); its subscriptions and queue are the
+ * caller's to delete. KEYS: the sorted set checked, `expiring`, `sessions`, `sessheld`, `wills`, `willowner`,
+ * `willdue`. ARGV: client id, bound. Returns nil when not claimed, else the will ('' for none).
+ */
+export const CLAIM_SESSION_END = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) > tonumber(ARGV[2]) then return false end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[4], ARGV[1])
+local will = redis.call('HGET', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[6], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
+return will or ''
 `;
 
 /** Reads and resets a count of a hash. KEYS: the hash. ARGV: the field. */

@@ -7,7 +7,17 @@ import { MatchedSubscription, SessionPacket, SessionStore, SessionSubscription, 
 import { isNoSuchPacket } from '../../sessions/no-such-packet';
 import { headRange, headsOf, literalHead, matchSubscriptions, topicTester } from '../../sessions/topic-match';
 import { defineQueueScripts, DROPPED, incomingKey, queueKeys, queueSeqKey, redisSessionQueue } from './redis-session-queue';
-import { DELETE_WILL, RETAIN_WITHIN, TAKE_COUNT } from './redis-session-scripts';
+import {
+  CLAIM_SESSION_END,
+  DELAY_WILL,
+  DELETE_WILL,
+  RELEASE_SESSION,
+  RETAIN_WITHIN,
+  RETURN_WILL,
+  SESSION_DISCONNECTED,
+  TAKE_COUNT,
+  TAKE_DUE_WILLS,
+} from './redis-session-scripts';
 
 export interface RedisSessionStoreOptions {
   /** redis:// or rediss:// (SESSION_STORE_URL). */
@@ -25,6 +35,8 @@ const indexField = (clientId: string, topic: string) => `${clientId.length}:${cl
 const subKey = (clientId: string) => `sub:${clientId}`;
 const indexKey = (head: string) => `subidx:${head}`;
 const isEmpty = (payload: SessionPacket['payload']) => payload === undefined || payload.length === 0;
+/** Due wills one script call takes at most (TAKE_DUE_WILLS). */
+const DUE_PER_CALL = 500;
 
 function recordOf(sub: SessionSubscription): SubscriptionRecord {
   const record: SubscriptionRecord = { qos: sub.qos, rh: sub.rh, rap: sub.rap, nl: sub.nl };
@@ -54,8 +66,14 @@ export function createRedisSessionStore({ url, queueLimit, keyPrefix = 'openpie:
   redis.on('error', () => undefined);
   const scripts = defineQueueScripts(redis);
   const retainWithin = defineScript(redis, 'openpieRetainWithin', 2, RETAIN_WITHIN);
-  const deleteWill = defineScript(redis, 'openpieDeleteWill', 2, DELETE_WILL);
+  const deleteWill = defineScript(redis, 'openpieDeleteWill', 3, DELETE_WILL);
   const takeCount = defineScript(redis, 'openpieTakeCount', 1, TAKE_COUNT);
+  const delayWill = defineScript(redis, 'openpieDelayWill', 2, DELAY_WILL);
+  const takeDueWills = defineScript(redis, 'openpieTakeDueWills', 3, TAKE_DUE_WILLS);
+  const returnWill = defineScript(redis, 'openpieReturnWill', 3, RETURN_WILL);
+  const sessionDisconnected = defineScript(redis, 'openpieSessionDisconnected', 3, SESSION_DISCONNECTED);
+  const releaseSession = defineScript(redis, 'openpieReleaseSession', 2, RELEASE_SESSION);
+  const claimSessionEnd = defineScript(redis, 'openpieClaimSessionEnd', 7, CLAIM_SESSION_END);
   const queue = redisSessionQueue(redis, scripts, queueLimit);
   let broker: { id: string } = { id: 'unset' };
   let destroyed = false;
@@ -68,12 +86,25 @@ export function createRedisSessionStore({ url, queueLimit, keyPrefix = 'openpie:
     if ((await redis.hlen(subKey(clientId))) === 0) await redis.srem('clients', clientId);
   }
 
-  async function endSession(clientId: string, withWill: boolean): Promise<void> {
+  /** A session's subscriptions and queue, and when it ends for good its incoming QoS 2 state. */
+  async function dropSessionState(clientId: string, withIncoming: boolean): Promise<void> {
     await removeSubscriptions(clientId, await redis.hkeys(subKey(clientId)));
     await scripts.dropQueue(...queueKeys(clientId), queueSeqKey(clientId));
-    const tx = redis.multi().srem('clients', clientId).zrem('sessions', clientId).hdel(DROPPED, clientId);
-    if (withWill) tx.del(incomingKey(clientId)).hdel('wills', clientId).hdel('willowner', clientId);
+    const tx = redis.multi().srem('clients', clientId).hdel(DROPPED, clientId);
+    if (withIncoming) tx.del(incomingKey(clientId));
     await tx.exec();
+  }
+
+  /**
+   * Ends a session still due by `due` (its score in `checked` at or below `bound`), once however many nodes try at
+   * once (CLAIM_SESSION_END): resolves undefined when it is not this caller's to end, else with the will it had.
+   */
+  async function endClaimed(clientId: string, due: 'expiring' | 'sessions', bound: number): Promise<{ will?: SessionPacket } | undefined> {
+    const keys = [due, 'expiring', 'sessions', 'sessheld', 'wills', 'willowner', 'willdue'];
+    const will = (await claimSessionEnd(...keys, clientId, bound)) as Buffer | null;
+    if (will === null) return undefined;
+    await dropSessionState(clientId, true);
+    return will.length > 0 ? { will: decodeValue<SessionPacket>(will) } : {};
   }
 
   async function* retainedMatching(patterns: string[]): AsyncGenerator<SessionPacket> {
@@ -150,7 +181,8 @@ export function createRedisSessionStore({ url, queueLimit, keyPrefix = 'openpie:
       return matchSubscriptions(candidates, topic);
     },
     async cleanSubscriptions(client) {
-      await endSession(client.id, false);
+      await dropSessionState(client.id, false);
+      await redis.multi().zrem('sessions', client.id).zrem('expiring', client.id).hdel('sessheld', client.id).exec();
     },
     async countOffline() {
       const clients = await redis.smembers('clients');
@@ -171,34 +203,77 @@ export function createRedisSessionStore({ url, queueLimit, keyPrefix = 'openpie:
       // Marked with its owner and client, as the reference does (the will sweep reads both).
       packet.brokerId = broker.id;
       packet.clientId = client.id;
-      await redis.multi().hset('wills', client.id, encodeValue(plainPacket(packet))).hset('willowner', client.id, broker.id).exec();
+      await redis.multi().hset('wills', client.id, encodeValue(plainPacket(packet))).hset('willowner', client.id, broker.id).zrem('willdue', client.id).exec();
     },
     async getWill(client) {
       const bytes = await redis.hgetBuffer('wills', client.id);
       return bytes ? decodeValue<SessionPacket>(bytes) : undefined;
     },
     async delWill(client) {
-      const bytes = (await deleteWill('wills', 'willowner', client.id, client.brokerId ?? '')) as Buffer | null;
+      const bytes = (await deleteWill('wills', 'willowner', 'willdue', client.id, client.brokerId ?? '')) as Buffer | null;
       return bytes ? decodeValue<SessionPacket>(bytes) : undefined;
     },
     streamWill(brokers = {}) {
       return Readable.from((async function* wills() {
         const owners = await redis.hgetall('willowner');
-        const orphans = Object.keys(owners).filter((clientId) => !brokers[owners[clientId]]);
+        // A will with a due time waits for its delay (takeDueWills), whoever stored it: no orphan.
+        const delayed = new Set(await redis.zrange('willdue', 0, -1));
+        const orphans = Object.keys(owners).filter((clientId) => !brokers[owners[clientId]] && !delayed.has(clientId));
         if (orphans.length === 0) return;
         for (const bytes of await redis.hmgetBuffer('wills', ...orphans)) if (bytes) yield decodeValue<SessionPacket>(bytes);
       })());
-    },
-    async touchSession(clientId, at) {
-      await redis.zadd('sessions', at, clientId);
     },
     async takeDropped(clientId) {
       return Number(await takeCount(DROPPED, clientId));
     },
     async expireSessions(before, online) {
       const idle = (await redis.zrangebyscore('sessions', '-inf', `(${before}`)).filter((clientId) => !online(clientId));
-      for (const clientId of idle) await endSession(clientId, true);
-      return idle;
+      const ended: string[] = [];
+      // Last uses are whole milliseconds: "before `before`" is "at or below before - 1".
+      for (const clientId of idle) if (await endClaimed(clientId, 'sessions', before - 1)) ended.push(clientId);
+      return ended;
+    },
+    async sessionConnected(clientId, at, brokerId, expiryMs) {
+      const tx = redis.multi().zadd('sessions', at, clientId).zrem('expiring', clientId);
+      if (expiryMs === undefined) tx.hdel('sessheld', clientId);
+      else tx.hset('sessheld', clientId, `${brokerId}\t${expiryMs}`);
+      await tx.exec();
+    },
+    async sessionDisconnected(clientId, at, brokerId, deadline) {
+      await sessionDisconnected('sessions', 'expiring', 'sessheld', clientId, at, brokerId, deadline ?? '');
+    },
+    async releaseOrphanedSessions(gone, now) {
+      const deadlines = new Map<string, number>();
+      for (const [clientId, entry] of Object.entries(await redis.hgetall('sessheld'))) {
+        const tab = entry.lastIndexOf('\t');
+        const deadline = now + Number(entry.slice(tab + 1));
+        if (!gone(entry.slice(0, tab))) continue;
+        if (Number(await releaseSession('expiring', 'sessheld', clientId, entry, deadline)) === 1) deadlines.set(clientId, deadline);
+      }
+      return deadlines;
+    },
+    async endDueSessions(now, online) {
+      const due = (await redis.zrangebyscore('expiring', '-inf', now)).filter((clientId) => !online(clientId));
+      const ended: { clientId: string; will?: SessionPacket }[] = [];
+      for (const clientId of due) {
+        const end = await endClaimed(clientId, 'expiring', now);
+        if (end) ended.push({ clientId, ...end });
+      }
+      return ended;
+    },
+    async delayWill(client, at) {
+      return Number(await delayWill('willowner', 'willdue', client.id, client.brokerId ?? broker.id, at)) === 1;
+    },
+    async takeDueWills(now) {
+      const wills: SessionPacket[] = [];
+      for (;;) {
+        const taken = (await takeDueWills('wills', 'willowner', 'willdue', now, DUE_PER_CALL)) as Buffer[];
+        for (const bytes of taken) if (bytes.length > 0) wills.push(decodeValue<SessionPacket>(bytes));
+        if (taken.length < DUE_PER_CALL) return wills;
+      }
+    },
+    async returnWill(will, at) {
+      await returnWill('wills', 'willowner', 'willdue', will.clientId!, encodeValue(plainPacket(will)), will.brokerId ?? broker.id, at);
     },
     async destroy() {
       if (destroyed) return;

@@ -66,6 +66,16 @@ const MIGRATIONS = [
      dropped INTEGER NOT NULL DEFAULT 0
    ) WITHOUT ROWID;
    CREATE INDEX sessions_by_age ON sessions (touched_at);`,
+  // MQTT 5 timers (sessions/port.ts "MQTT 5 timers"): a disconnected session's deadline; while connected, the broker
+  // run that holds it and its Session Expiry Interval, for when that run crashes; a will's due time. The sweeps read
+  // only the rows that have one, through partial indexes.
+  `ALTER TABLE sessions ADD COLUMN expires_at INTEGER;
+   ALTER TABLE sessions ADD COLUMN held_by TEXT;
+   ALTER TABLE sessions ADD COLUMN expiry_ms INTEGER;
+   CREATE INDEX sessions_by_deadline ON sessions (expires_at) WHERE expires_at IS NOT NULL;
+   CREATE INDEX sessions_by_holder ON sessions (held_by) WHERE held_by IS NOT NULL;
+   ALTER TABLE wills ADD COLUMN due_at INTEGER;
+   CREATE INDEX wills_by_due ON wills (due_at) WHERE due_at IS NOT NULL;`,
 ];
 
 /** Opens (creating or migrating it) the session database in `file`. */

@@ -70,14 +70,34 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
   const putWill = db.prepare('INSERT OR REPLACE INTO wills (client_id, broker_id, stored_at, packet) VALUES (?, ?, ?, ?)');
   const getWill = db.prepare<[string], { broker_id: string; packet: Buffer }>('SELECT broker_id, packet FROM wills WHERE client_id = ?');
   const delWill = db.prepare('DELETE FROM wills WHERE client_id = ?');
-  const allWills = db.prepare<[], { broker_id: string; packet: Buffer }>('SELECT broker_id, packet FROM wills ORDER BY stored_at');
-  const touch = db.prepare(
-    `INSERT INTO sessions (client_id, touched_at) VALUES (?, ?)
-     ON CONFLICT (client_id) DO UPDATE SET touched_at = excluded.touched_at`,
+  // A will with a due time waits for its delay (takeDueWills), whoever stored it: no orphan.
+  const allWills = db.prepare<[], { broker_id: string; packet: Buffer }>('SELECT broker_id, packet FROM wills WHERE due_at IS NULL ORDER BY stored_at');
+  const setWillDue = db.prepare('UPDATE wills SET due_at = ? WHERE client_id = ? AND broker_id = ?');
+  const dueWills = db.prepare<[number], { client_id: string; packet: Buffer }>('SELECT client_id, packet FROM wills WHERE due_at <= ? ORDER BY due_at');
+  const restoreWill = db.prepare(
+    'INSERT INTO wills (client_id, broker_id, stored_at, packet, due_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (client_id) DO NOTHING',
   );
   const dropped = db.prepare<[string], number>('SELECT dropped FROM sessions WHERE client_id = ?').pluck();
   const resetDropped = db.prepare('UPDATE sessions SET dropped = 0 WHERE client_id = ?');
   const idle = db.prepare<[number], string>('SELECT client_id FROM sessions WHERE touched_at < ?').pluck();
+  const connected = db.prepare(
+    `INSERT INTO sessions (client_id, touched_at, held_by, expiry_ms) VALUES (@client, @at, @broker, @expiry)
+     ON CONFLICT (client_id) DO UPDATE SET touched_at = excluded.touched_at, expires_at = NULL, held_by = excluded.held_by,
+       expiry_ms = excluded.expiry_ms`,
+  );
+  // Every SET expression reads the row as it was: a session another broker holds now keeps its holder, and no deadline.
+  const disconnected = db.prepare(
+    `INSERT INTO sessions (client_id, touched_at, expires_at) VALUES (@client, @at, @deadline)
+     ON CONFLICT (client_id) DO UPDATE SET touched_at = excluded.touched_at,
+       expires_at = CASE WHEN held_by IS NULL OR held_by = @broker THEN excluded.expires_at ELSE expires_at END,
+       held_by = CASE WHEN held_by = @broker THEN NULL ELSE held_by END,
+       expiry_ms = CASE WHEN held_by = @broker THEN NULL ELSE expiry_ms END`,
+  );
+  const held = db.prepare<[], { client_id: string; held_by: string; expiry_ms: number }>(
+    'SELECT client_id, held_by, expiry_ms FROM sessions WHERE held_by IS NOT NULL',
+  );
+  const release = db.prepare('UPDATE sessions SET expires_at = ?, held_by = NULL, expiry_ms = NULL WHERE client_id = ?');
+  const due = db.prepare<[number], string>('SELECT client_id FROM sessions WHERE expires_at <= ? ORDER BY expires_at').pluck();
 
   const index = subscriptionIndex();
   const indexRows = db.prepare<[], SubscriptionRow>('SELECT client_id, topic, record FROM subscriptions WHERE qos > 0 ORDER BY rowid');
@@ -105,6 +125,31 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
     putRetained.run(topic, encodeValue(plainPacket({ ...packet })));
     return true;
   });
+  const releaseOrphans = db.transaction((gone: (broker: string) => boolean, now: number) => {
+    const deadlines = new Map<string, number>();
+    for (const row of held.all()) {
+      if (!gone(row.held_by)) continue;
+      release.run(now + row.expiry_ms, row.client_id);
+      deadlines.set(row.client_id, now + row.expiry_ms);
+    }
+    return deadlines;
+  });
+  /** Ends the due sessions and takes their wills in one transaction; resolves with them and the filters to unindex. */
+  const endDue = db.transaction((now: number, online: (clientId: string) => boolean) => {
+    const ended: { clientId: string; will?: SessionPacket; topics: string[] }[] = [];
+    for (const clientId of due.all(now)) {
+      if (online(clientId)) continue;
+      const will = getWill.get(clientId);
+      ended.push({ clientId, will: will && decodeValue<SessionPacket>(will.packet), topics: endSession(clientId, true) });
+    }
+    return ended;
+  });
+  const takeDue = db.transaction((now: number) =>
+    dueWills.all(now).map((row) => {
+      delWill.run(row.client_id);
+      return decodeValue<SessionPacket>(row.packet);
+    }),
+  );
   const takeDropped = db.transaction((clientId: string) => {
     const count = dropped.get(clientId) ?? 0;
     if (count > 0) resetDropped.run(clientId);
@@ -182,9 +227,6 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
       const wills = allWills.all().filter((row) => !brokers[row.broker_id]);
       return Readable.from(wills.map((row) => decodeValue<SessionPacket>(row.packet)));
     },
-    async touchSession(clientId, at) {
-      touch.run(clientId, at);
-    },
     async takeDropped(clientId) {
       return takeDropped(clientId);
     },
@@ -192,6 +234,30 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
       const ended = idle.all(before).filter((clientId) => !online(clientId));
       for (const clientId of ended) end(clientId, true);
       return ended;
+    },
+    async sessionConnected(clientId, at, brokerId, expiryMs) {
+      const holder = expiryMs === undefined ? null : brokerId;
+      connected.run({ client: clientId, at, broker: holder, expiry: expiryMs ?? null });
+    },
+    async sessionDisconnected(clientId, at, brokerId, deadline) {
+      disconnected.run({ client: clientId, at, broker: brokerId, deadline: deadline ?? null });
+    },
+    async releaseOrphanedSessions(gone, now) {
+      return releaseOrphans(gone, now);
+    },
+    async endDueSessions(now, online) {
+      const ended = endDue(now, online);
+      for (const { clientId, topics } of ended) for (const topic of topics) index.remove(clientId, topic);
+      return ended.map(({ clientId, will }) => (will ? { clientId, will } : { clientId }));
+    },
+    async delayWill(client, at) {
+      return setWillDue.run(at, client.id, client.brokerId ?? broker.id).changes > 0;
+    },
+    async takeDueWills(now) {
+      return takeDue(now);
+    },
+    async returnWill(will, at) {
+      restoreWill.run(will.clientId, will.brokerId ?? broker.id, Date.now(), encodeValue(plainPacket(will)), at);
     },
     async destroy() {
       if (destroyed) return;

@@ -24,6 +24,8 @@ export function createIncomingState(aedes: () => Aedes, logger: Logger): Incomin
   const ids = new Map<string, Set<number>>();
   return {
     stored(clientId, messageId) {
+      // A store that clears a session's packets itself needs no list of them (nor keeps one for expired sessions).
+      if (typeof persistenceOf(aedes()).cleanIncoming === 'function') return;
       const set = ids.get(clientId) ?? new Set<number>();
       set.add(messageId);
       ids.set(clientId, set);

@@ -121,14 +121,13 @@ export function createMqtt5({ logger, scopes, shares: distribution }: Mqtt5Deps)
       shares.attach(created);
       // A clean start drops the old session's inbound QoS 2 state after the takeover of an older connection, as aedes
       // 1.2.0 does ('client' is emitted once the ClientID is registered, before CONNACK); a session that ends with its
-      // connection (clean) or expires drops it then (incoming-state.ts).
+      // connection (clean) drops it then (incoming-state.ts); one that expires is ended in the store (session-timers.ts).
       created.on('client', (client) => {
         if (connections.get(client)?.cleanStart) void incoming.clear(client);
       });
       created.on('clientDisconnect', (client) => {
         if (client.clean) void incoming.clear(client);
       });
-      created.on('sessionExpired', (client) => void incoming.clear(client));
     },
   };
 }

@@ -185,9 +185,9 @@ export function sessionStoreContract(adapter: string, open: OpenSessionStore): v
         await store.outgoingEnqueueCombi([{ clientId: client }], aMessage(`expiry/${client}`));
         await store.putWill({ id: client }, { cmd: 'publish', topic: 'will', payload: Buffer.from('bye'), qos: 1, retain: false });
       }
-      await store.touchSession(idle, 1_000);
-      await store.touchSession(online, 1_000);
-      await store.touchSession(recent, 5_000);
+      await store.sessionDisconnected(idle, 1_000, 'broker-a');
+      await store.sessionDisconnected(online, 1_000, 'broker-a');
+      await store.sessionDisconnected(recent, 5_000, 'broker-a');
 
       const ended = await store.expireSessions(2_000, (clientId) => clientId === online);
 
