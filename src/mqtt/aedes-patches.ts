@@ -49,13 +49,21 @@ interface FilterPacket {
 /**
  * Two things aedes offers no hook for, done on each packet as it is parsed, before aedes handles it (relies on
  * the client's parser, `client._parser`, the same in aedes 1.x and 2.0.0-beta.1); call it from preConnect:
- * - UNSUBSCRIBE filters are rewritten like subscriptions, since aedes keeps subscriptions under internal topics;
+ * - UNSUBSCRIBE filters are rewritten like subscriptions, since aedes keeps subscriptions under internal topics. One
+ *   that arrives with the CONNECT, before the device is known, is rewritten once it is (`connected` comes before
+ *   aedes handles the packets it queued meanwhile), so it removes the subscription it names [MQTT-3.10.4-1];
  * - a SUBSCRIBE filter that aedes itself would reject by closing the connection (`a/#/b`, `a+`), or that names a
  *   prototype member, is swapped for one that authorizeSubscribe refuses, so the client gets SUBACK 0x80 (MQTT 5:
- *   0x8F for a malformed filter, 0x87 otherwise) for it like for any refused filter.
+ *   0x8F for a malformed filter, 0x87 otherwise) for it like for any refused filter. An UNSUBSCRIBE filter that names
+ *   a prototype member is swapped at once, device known or not: aedes would find the prototype's function in
+ *   `client.subscriptions` and fail an assertion of its emitter, ending the process.
  */
 export function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): void {
   const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
+  const beforeScope: FilterPacket[] = [];
+  const rewriteUnsubscribe = (packet: FilterPacket, scope: Scope) => {
+    packet.unsubscriptions = packet.unsubscriptions?.map((filter, i) => internalFilter(scope, filter) ?? (prototypeNamed(filter) ? refusedFilter(i) : filter));
+  };
   parser.prependListener('packet', (packet: FilterPacket) => {
     if (packet.cmd === 'subscribe') {
       (packet.subscriptions ?? []).forEach((sub, i) => {
@@ -64,11 +72,15 @@ export function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): 
         if (malformed || prototypeNamed(sub.topic)) sub.topic = refusedFilter(i);
       });
     }
+    if (packet.cmd !== 'unsubscribe' || !packet.unsubscriptions) return;
     const scope = scopes.get(client);
-    if (packet.cmd !== 'unsubscribe' || !scope || !packet.unsubscriptions) return;
-    packet.unsubscriptions = packet.unsubscriptions.map(
-      (filter, i) => internalFilter(scope, filter) ?? (prototypeNamed(filter) ? refusedFilter(i) : filter),
-    );
+    if (scope) return rewriteUnsubscribe(packet, scope);
+    packet.unsubscriptions = packet.unsubscriptions.map((filter, i) => (prototypeNamed(filter) ? refusedFilter(i) : filter));
+    beforeScope.push(packet);
+  });
+  client.once('connected', () => {
+    const scope = scopes.get(client);
+    if (scope) for (const packet of beforeScope.splice(0)) rewriteUnsubscribe(packet, scope);
   });
 }
 

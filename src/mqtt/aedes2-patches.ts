@@ -76,6 +76,15 @@ export function beforeAedesHandles(client: Client, listener: (packet: WirePacket
 }
 
 /**
+ * Closes a connection from a parser listener (beforeAedesHandles): later, once aedes has taken in the packet being
+ * parsed. Closing at once empties aedes' queue of packets that wait for CONNACK (lib/client.js `_parser._queue`) while
+ * aedes is about to add this one to it, which throws outside any handler and ends the process.
+ */
+export function closeAfterParsing(close: () => void): void {
+  setImmediate(close);
+}
+
+/**
  * Writes a packet aedes has no way to send, here a CONNACK with a reason code and reason string of our choosing, then
  * closes the connection once it is written. While `authenticate` is pending aedes writes nothing to the client, and
  * after `client.close()` it drops the hook's answer (lib/handlers/connect.js checks `client.closed`).

@@ -1,6 +1,6 @@
 import type { Client } from 'aedes';
 import type { Logger } from 'pino';
-import type { WirePacket } from '../aedes2-patches';
+import { closeAfterParsing, type WirePacket } from '../aedes2-patches';
 import { Connection } from './connection';
 import { IncomingState } from './incoming-state';
 import { MQTT_LIMITS } from './limits';
@@ -36,8 +36,9 @@ export function createInbound({ incoming, dropped, acknowledged, logger }: Inbou
       dropped.add(packet);
       const why = `more than ${MQTT_LIMITS.inflightInbound} QoS ${conn.version === 5 ? '1 and 2' : '2'} publishes in flight`;
       logger.info({ deviceid: client.id, why }, 'mqtt connection closed');
-      if (conn.version === 5) client.disconnect({ reasonCode: REASON.RECEIVE_MAXIMUM_EXCEEDED, properties: { reasonString: why } });
-      else client.close();
+      closeAfterParsing(() =>
+        conn.version === 5 ? client.disconnect({ reasonCode: REASON.RECEIVE_MAXIMUM_EXCEEDED, properties: { reasonString: why } }) : client.close(),
+      );
       return;
     }
     conn.inbound.set(packet.messageId, packet.qos === 2 ? 2 : 1);

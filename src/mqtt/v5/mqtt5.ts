@@ -2,6 +2,7 @@ import type { Aedes, AedesOptions, Client, ConnectPacket } from 'aedes';
 import type { Logger } from 'pino';
 import {
   beforeAedesHandles,
+  closeAfterParsing,
   interceptOutgoingPackets,
   persistenceOf,
   setServerKeepAlive,
@@ -56,7 +57,7 @@ export function createMqtt5({ logger, scopes, shares: distribution }: Mqtt5Deps)
       sub.topic = '$openpie/dropped';
     }
     const reasonString = 'No Local is not allowed on a shared subscription [MQTT-3.8.3-4]';
-    client.disconnect({ reasonCode: REASON.PROTOCOL_ERROR, properties: { reasonString } });
+    closeAfterParsing(() => client.disconnect({ reasonCode: REASON.PROTOCOL_ERROR, properties: { reasonString } }));
   }
 
   /** [MQTT-3.3.4-4]: the identifiers of all matching subscriptions, when more than one has one. */
