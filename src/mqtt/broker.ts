@@ -36,6 +36,9 @@ export interface AedesBroker {
   /** Closes every session whose device was deleted, disabled, banned, moved or given a new token since it connected. */
   recheckSessions(): Promise<void>;
   upkeep: SessionUpkeep;
+  /** The backbone's news of the other nodes (session-upkeep.ts takes over the sessions and wills of a node gone). */
+  nodeLeft(node: string): void;
+  nodeBack(node: string): void;
   /**
    * First step of a shutdown: stops reading from every connection, then waits (at most `ms`) for the publishes already
    * read to be kept and acknowledged, so a device is never left without the PUBACK of a message that was kept.
@@ -144,6 +147,8 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     recheckSessions: control.recheckSessions,
     sessions: { disconnectDevice: control.disconnectDevice },
     upkeep,
+    nodeLeft: upkeep.nodeLeft,
+    nodeBack: upkeep.nodeBack,
     async drain(ms) {
       mqtt5.leaveShares();
       for (const client of Object.values(connectedClients(aedes))) if (client) stopReading(client);

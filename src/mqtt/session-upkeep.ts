@@ -12,6 +12,13 @@ import { createSessionTimers } from './session-timers';
 
 /** How often expired sessions and orphaned wills are looked for. */
 export const UPKEEP_INTERVAL_MS = 60_000;
+/**
+ * How long a node the backbone says is gone (its Last Will, `bye/{node}`) must stay away before the others take over
+ * the sessions and wills its runs left. The backbone broker sends that will once it finds the connection gone (at once
+ * for a killed process, within 15 s for a vanished host); the wait keeps a node that was only cut off from the backbone,
+ * and comes back, from having its live devices' sessions timed out under it.
+ */
+export const NODE_GONE_AFTER_MS = 10_000;
 
 export interface SessionUpkeepDeps {
   aedes: Aedes;
@@ -42,6 +49,13 @@ export interface SessionUpkeep {
   expireSessions(): Promise<void>;
   /** Resolves once the ends of connections closed so far are recorded (shutdown: before the store closes). */
   settled(): Promise<void>;
+  /**
+   * The backbone says another node left (stopped, or killed: its Last Will). Unless it is back within
+   * NODE_GONE_AFTER_MS, its runs count as gone (see orphanedBy) and their sessions and wills are taken over.
+   */
+  nodeLeft(node: string): void;
+  /** Another node is on the backbone (again). */
+  nodeBack(node: string): void;
   close(): void;
 }
 
@@ -69,12 +83,15 @@ export function createSessionUpkeep(deps: SessionUpkeepDeps): SessionUpkeep {
 
   /**
    * A will is an orphan when the process that stored it is gone without publishing it (killed, crashed). With a store
-   * of its own, any owner but this process is gone. With a shared one only this node's earlier runs are known to be
-   * gone (one process per NODE_ID); a will of another node is that node's to publish when it restarts, or is replaced
-   * when its device connects again.
+   * of its own, any owner but this process is gone. With a shared one, this node's earlier runs (one process per
+   * NODE_ID) and the runs of a node the backbone said is gone and that stayed away (nodeLeft); any other node's will
+   * is that node's to publish, or is replaced when its device connects again. The store hands each session and will
+   * to one node only, however many take over at once.
    */
+  const gone = new Set<string>();
+  const leaving = new Map<string, NodeJS.Timeout>();
   const orphanedBy = (owner: string) =>
-    owner !== aedes.id && (!deps.sharedStore || owner.startsWith(`${deps.nodeId}:`));
+    owner !== aedes.id && (!deps.sharedStore || owner.startsWith(`${deps.nodeId}:`) || gone.has(nodeOfRun(owner)));
 
   /**
    * Publishes a stored will as aedes does at close (authorize-publish.ts), with its MQTT 5 properties but not its
@@ -159,9 +176,28 @@ export function createSessionUpkeep(deps: SessionUpkeepDeps): SessionUpkeep {
     publishOrphanedWills,
     expireSessions,
     settled: timers.settled,
+    nodeLeft(node) {
+      if (node === deps.nodeId || leaving.has(node)) return;
+      const wait = setTimeout(() => {
+        leaving.delete(node);
+        gone.add(node);
+        logger.info({ node }, 'node gone: its sessions and wills are taken over');
+        void publishOrphanedWills();
+      }, NODE_GONE_AFTER_MS).unref();
+      leaving.set(node, wait);
+    },
+    nodeBack(node) {
+      clearTimeout(leaving.get(node));
+      leaving.delete(node);
+      gone.delete(node);
+    },
     close() {
       clearInterval(timer);
+      for (const wait of leaving.values()) clearTimeout(wait);
       timers.close();
     },
   };
 }
+
+/** The node of an aedes id `{NODE_ID}:{boot}` (broker.ts). */
+const nodeOfRun = (run: string) => run.slice(0, run.lastIndexOf(':'));

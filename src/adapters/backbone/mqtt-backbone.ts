@@ -62,6 +62,9 @@ export interface LocalBroker {
   sessions: SessionControl;
   /** Closes sessions whose device has lost its right to them, for kicks sent while this node was cut off. */
   recheckSessions(): Promise<void>;
+  /** Another node left the backbone (it said bye, or its Last Will did), or is on it again. */
+  nodeLeft(node: string): void;
+  nodeBack(node: string): void;
 }
 
 export interface MqttBackbone {
@@ -195,6 +198,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
       }
       case 'presence': {
         if (parsed.node === nodeId) return;
+        local.nodeBack(parsed.node);
         const report = decodeJson(PresenceReport, payload);
         if (!report) return log.warn({ node: parsed.node }, 'malformed presence report ignored');
         for (const deviceid of cluster.apply(parsed.node, report)) {
@@ -203,10 +207,14 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
         return;
       }
       case 'hello':
-        if (parsed.node !== nodeId) publishControl(presenceTopic(nodeId), cluster.fullReport());
+        if (parsed.node === nodeId) return;
+        local.nodeBack(parsed.node);
+        publishControl(presenceTopic(nodeId), cluster.fullReport());
         return;
       case 'bye':
-        if (parsed.node !== nodeId) cluster.forgetNode(parsed.node);
+        if (parsed.node === nodeId) return;
+        cluster.forgetNode(parsed.node);
+        local.nodeLeft(parsed.node);
         return;
       case 'kick': {
         const kick = decodeJson(KickCommand, payload);

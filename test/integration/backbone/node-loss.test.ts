@@ -2,13 +2,15 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import mqtt, { IConnackPacket } from 'mqtt';
+import mqtt, { IConnackPacket, IPublishPacket } from 'mqtt';
 import { cassandraOrSkip, cassandraStoreEnv, CassandraTestSettings, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
 import { backboneEnvOrSkip } from '../../helpers/cluster';
 import { aGroup } from '../../helpers/devices';
 import { httpClient, HttpClient } from '../../helpers/http';
 import { listeningPorts, MainProcess, startMainProcess } from '../../helpers/main-process';
 import { connectDevice, endAll, sleep } from '../../helpers/mqtt';
+import { connect5 } from '../../helpers/mqtt5';
+import { NODE_GONE_AFTER_MS } from '../../../src/mqtt/session-upkeep';
 import { dropRedisKeys, randomKeyPrefix, redisSessionEnv, sessionStoreUrlOrSkip } from '../../helpers/redis';
 
 const ADMIN_TOKEN = 'node-loss-admin-token-0123456789';
@@ -119,6 +121,44 @@ describe('a node killed with kill -9 (two processes on Cassandra, Mosquitto and 
       expect(on('@msg/will'), 'published once by the same node\'s next run').to.deep.equal(['gone']);
     } finally {
       await endAll(back);
+    }
+  });
+
+  it('[MQTT-3.1.3-9] [MQTT-3.1.2-23] the MQTT 5 will delay and session expiry of a node killed for good are fired once by a node left, after the node stays gone', async function () {
+    this.timeout(60_000);
+    const survivor = nodes.find(({ run: { child } }) => child.exitCode === null && child.signalCode === null) ?? (await startNode('b'));
+    const doomed = await startNode('c');
+    const [mortal, watcher] = await aGroup(survivor, 2);
+    const seen = await connect5(survivor.mqttUrl, watcher);
+    const wills: IPublishPacket[] = [];
+    seen.client.on('message', (_topic, _payload, packet) => wills.push(packet));
+    await seen.client.subscribeAsync('@msg/lastwords', { qos: 1 });
+    const cut = await connect5(doomed.mqttUrl, mortal, {
+      clean: false,
+      properties: { sessionExpiryInterval: 4 },
+      will: { topic: '@msg/lastwords', payload: Buffer.from('gone for good'), qos: 1, retain: false, properties: { willDelayInterval: 2 } },
+    });
+    await cut.client.subscribeAsync('@msg/kept', { qos: 1 });
+    cut.client.on('error', () => undefined);
+
+    doomed.run.child.kill('SIGKILL');
+    await doomed.run.exited;
+    const killedAt = Date.now();
+    await endAll(cut.client);
+    for (const deadline = killedAt + NODE_GONE_AFTER_MS + 10_000; wills.length === 0 && Date.now() < deadline; ) await sleep(50);
+    const arrivedAfter = Date.now() - killedAt;
+    await sleep(1000);
+
+    try {
+      expect(wills.map((p) => p.payload.toString()), 'the will, once').to.deep.equal(['gone for good']);
+      expect(arrivedAfter, 'not before the node stayed gone and the will delay passed').to.be.at.least(NODE_GONE_AFTER_MS + 1500);
+      // The session's 4 s count from the take-over too; after them it is gone on every node.
+      await sleep(Math.max(0, killedAt + NODE_GONE_AFTER_MS + 5000 - Date.now()));
+      const back = await connect5(survivor.mqttUrl, mortal, { clean: false, properties: { sessionExpiryInterval: 4 } });
+      await endAll(back.client);
+      expect(back.connack.sessionPresent, 'session present after its expiry').to.equal(false);
+    } finally {
+      await endAll(seen.client);
     }
   });
 });
