@@ -60,9 +60,10 @@ async function until(check: () => boolean, ms: number): Promise<void> {
   while (!check() && Date.now() < deadline) await sleep(20);
 }
 
-/** Where a resume is tried: the node the subscriber returns to, and the one its publisher uses. */
+/** Where a resume is tried: the node the subscriber leaves, the one it returns to, and the one its publisher uses. */
 interface Place {
   subscriberUrl(): string;
+  returnUrl(): string;
   publisherUrl(): string;
   group(count: number): Promise<TestDevice[]>;
 }
@@ -83,7 +84,7 @@ function resumesInOrder(place: () => Place, version: Version) {
 
     const live = pump(publisher.client, topic, backlog + 1);
     await sleep(30);
-    const again = await connect(place().subscriberUrl(), persistent(version, device, sessionProperties));
+    const again = await connect(place().returnUrl(), persistent(version, device, sessionProperties));
     await sleep(500);
     const last = await live.stop();
     await until(() => again.received.filter((p) => !p.dup).length >= last, 10_000);
@@ -106,7 +107,7 @@ describe('MQTT: resuming a persistent session under live traffic', () => {
       stack = await startStack();
     });
     after(() => stack.stop());
-    const place = (): Place => ({ subscriberUrl: () => stack.mqttUrl, publisherUrl: () => stack.mqttUrl, group: (n) => aGroup(stack, n) });
+    const place = (): Place => ({ subscriberUrl: () => stack.mqttUrl, returnUrl: () => stack.mqttUrl, publisherUrl: () => stack.mqttUrl, group: (n) => aGroup(stack, n) });
     resumesInOrder(place, 4);
     resumesInOrder(place, 5);
 
@@ -164,12 +165,12 @@ describe('MQTT: resuming a persistent session under live traffic', () => {
       await stack?.stop();
       if (url) await dropRedisKeys(url, prefix);
     });
-    const place = (): Place => ({ subscriberUrl: () => stack.mqttUrl, publisherUrl: () => stack.mqttUrl, group: (n) => aGroup(stack, n) });
+    const place = (): Place => ({ subscriberUrl: () => stack.mqttUrl, returnUrl: () => stack.mqttUrl, publisherUrl: () => stack.mqttUrl, group: (n) => aGroup(stack, n) });
     resumesInOrder(place, 4);
     resumesInOrder(place, 5);
   });
 
-  describe('two nodes over the backbone, sessions in one Redis, the publisher on the other node', () => {
+  describe('three nodes over the backbone, sessions in one Redis: the device leaves one node, returns to another, the publisher on the third', () => {
     let cluster: Cluster;
     let url: string;
     let prefix: string;
@@ -178,7 +179,7 @@ describe('MQTT: resuming a persistent session under live traffic', () => {
       const backbone = backboneEnvOrSkip(this);
       url = sessionStoreUrlOrSkip(this);
       prefix = randomKeyPrefix();
-      cluster = await startCluster(2, { ...backbone, ...redisSessionEnv(url, prefix) });
+      cluster = await startCluster(3, { ...backbone, ...redisSessionEnv(url, prefix) });
     });
     after(async () => {
       await cluster?.stop();
@@ -186,7 +187,8 @@ describe('MQTT: resuming a persistent session under live traffic', () => {
     });
     const place = (): Place => ({
       subscriberUrl: () => cluster.nodes[0].mqttUrl,
-      publisherUrl: () => cluster.nodes[1].mqttUrl,
+      returnUrl: () => cluster.nodes[1].mqttUrl,
+      publisherUrl: () => cluster.nodes[2].mqttUrl,
       group: (n) => aGroup(cluster.nodes[0], n),
     });
     resumesInOrder(place, 4);
