@@ -3,7 +3,7 @@ import { IConnectPacket } from 'mqtt-packet';
 import { aDevice, aGroup, TestDevice } from '../../helpers/devices';
 import { sleep } from '../../helpers/mqtt';
 import { restPublish } from '../../helpers/mqtt-expect';
-import { ProcessEvent, watchProcess } from '../../helpers/mqtt-fuzz';
+import { ProcessEvent, watchProcess } from '../../helpers/fuzz/process-watch';
 import { WireSession, wireSession } from '../../helpers/mqtt-wire';
 import { dropRedisKeys, randomKeyPrefix, redisSessionEnv, sessionStoreUrlOrSkip } from '../../helpers/redis';
 import { startStack, Stack } from '../../helpers/stack';

@@ -4,20 +4,23 @@ import { randomInt } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { aDevice, aGroup, TestDevice } from '../../helpers/devices';
 import { connectDevice, endAll, sleep } from '../../helpers/mqtt';
-import { describeSteps, generateSequence, ProcessEvent, runSequence, Sequence, SequenceReport, ShadowMiss, shrinkSteps, Step, watchProcess } from '../../helpers/mqtt-fuzz';
+import { runSequence, SequenceReport } from '../../helpers/fuzz/driver';
+import { ProcessEvent, watchProcess } from '../../helpers/fuzz/process-watch';
+import { generateSequence } from '../../helpers/fuzz/sequences';
+import { ShadowMiss } from '../../helpers/fuzz/shadow-replies';
+import { describeSteps, shrinkSteps } from '../../helpers/fuzz/shrink';
+import { Sequence, Step } from '../../helpers/fuzz/steps';
 import { dropRedisKeys, randomKeyPrefix, redisSessionEnv, sessionStoreUrlOrSkip } from '../../helpers/redis';
 import { startStack, Stack } from '../../helpers/stack';
 
 /**
- * A seeded, bounded MQTT protocol fuzzer (issue 17 item 5; generators and driver in test/helpers/mqtt-fuzz.ts), run
+ * A seeded, bounded MQTT protocol fuzzer (issue 17 item 5; generators and driver in test/helpers/fuzz/), run
  * against an in-process service once with each session store. Sequences (one device's connections' worth of
  * packets) are a pure function of the seed and their index, so any of them replays alone:
  *
  *   FUZZ_SEED=<seed> FUZZ_SEQUENCES=20000 npx mocha test/integration/mqtt/fuzz.test.ts   # a longer run
  *   FUZZ_SEED=<seed> FUZZ_ONLY=<index> npx mocha test/integration/mqtt/fuzz.test.ts      # one sequence
- *
- * (mocha 12 adds a file named on the command line to the `spec` of .mocharc.json instead of running it alone; until
- * that changes, `npx mocha --no-config --require tsx/cjs --exit <file>` runs just this one.)
+
  *
  * Assertions over the whole run: the process raises no uncaught exception or unhandled rejection, /healthz answers,
  * a control pair of devices keeps exchanging QoS 1 messages, and every malformed shadow request counted gets exactly
