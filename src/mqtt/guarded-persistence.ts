@@ -3,8 +3,11 @@ import { Readable } from 'node:stream';
 import { isNoSuchPacket } from '../sessions/no-such-packet';
 import { SessionClient, SessionStore } from '../sessions/port';
 
-/** Called once per failed store call: log it, count it, and end the connection it concerns (broker.ts). */
-export type StoreFailureHandler = (call: string, client: Client | undefined, err: unknown) => void;
+/**
+ * Called once per failed store call: log it, count it, and end the connection it concerns (store-failures.ts).
+ * Resolves once that connection is closed; aedes hears of the failure only then.
+ */
+export type StoreFailureHandler = (call: string, client: Client | undefined, err: unknown) => Promise<void>;
 
 /**
  * How aedes 2.0.0-beta.1 reads each call's outcome, at its call sites (lib/handlers/*.js, lib/client.js, aedes.js):
@@ -55,24 +58,24 @@ export function guardedPersistence(persistence: SessionStore, failed: StoreFailu
 
   for (const name of LOOKUP) {
     define(name, (...args) =>
-      call(name, args).catch((err: unknown) => {
-        if (!isNoSuchPacket(err)) failed(name, clientOf(args), err);
+      call(name, args).catch(async (err: unknown) => {
+        if (!isNoSuchPacket(err)) await failed(name, clientOf(args), err);
         throw err;
       }),
     );
   }
   for (const name of SETTLE) {
     define(name, (...args) =>
-      call(name, args).catch((err: unknown) => {
-        if (!isNoSuchPacket(err)) failed(name, clientOf(args), err);
+      call(name, args).catch(async (err: unknown) => {
+        if (!isNoSuchPacket(err)) await failed(name, clientOf(args), err);
         return undefined;
       }),
     );
   }
   for (const name of FAIL) {
     define(name, (...args) =>
-      call(name, args).catch((err: unknown) => {
-        failed(name, clientOf(args), err);
+      call(name, args).catch(async (err: unknown) => {
+        await failed(name, clientOf(args), err);
         throw err;
       }),
     );
@@ -80,9 +83,9 @@ export function guardedPersistence(persistence: SessionStore, failed: StoreFailu
   // A PUBREC of a packet id the session does not hold: the PUBREL goes anyway and the client's PUBCOMP clears nothing,
   // as for a retransmitted PUBREC whose PUBREL was already stored [MQTT-4.3.3-1]. Any other miss stays a rejection.
   define('outgoingUpdate', (...args) =>
-    call('outgoingUpdate', args).catch((err: unknown) => {
+    call('outgoingUpdate', args).catch(async (err: unknown) => {
       if (isNoSuchPacket(err) && (args[1] as { cmd?: string }).cmd === 'pubrel') return undefined;
-      if (!isNoSuchPacket(err)) failed('outgoingUpdate', clientOf(args), err);
+      if (!isNoSuchPacket(err)) await failed('outgoingUpdate', clientOf(args), err);
       throw err;
     }),
   );
@@ -95,7 +98,7 @@ export function guardedPersistence(persistence: SessionStore, failed: StoreFailu
         stream = new Readable({ objectMode: true, read() {} });
         process.nextTick(() => stream.destroy(err as Error));
       }
-      stream.once('error', (err) => failed(name, clientOf(args), err));
+      stream.once('error', (err) => void failed(name, clientOf(args), err));
       return stream;
     });
   }

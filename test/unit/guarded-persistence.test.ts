@@ -21,7 +21,7 @@ const client = { id: 'dev-1', closed: false, close() {} };
 
 describe('the session store as aedes calls it (guarded-persistence)', () => {
   let failures: { call: string; clientId?: string }[];
-  const record = (call: string, c: { id: string } | undefined) => failures.push({ call, clientId: c?.id });
+  const record = async (call: string, c: { id: string } | undefined) => void failures.push({ call, clientId: c?.id });
   beforeEach(() => (failures = []));
 
   it('[MQTT-4.3.3-2] a PUBREL whose packet is already gone resolves (aedes chains it with .finally), and is no failure', async () => {
