@@ -1,6 +1,7 @@
 import type { Aedes, Client } from 'aedes';
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
+import type { SessionPacket } from '../sessions/port';
 
 /**
  * The aedes 2 patch layer: every use of an aedes 2.0.0-beta.1 internal that the MQTT 5 support (mqtt/v5/) needs, in
@@ -179,4 +180,32 @@ export function replaceAedesTimers(aedes: Aedes, replacements: TimerReplacements
     if (internals._takingOver.has(client.id)) return;
     replacements.willDelayed(client, delaySeconds);
   };
+}
+
+/** How aedes delivers one message to one client (lib/client.js `deliverQoS`, `deliver0`). */
+export type Delivery = (packet: SessionPacket, done: () => void) => void;
+
+/**
+ * Puts `wrap` around a client's two delivery functions (lib/client.js, set per Client in its constructor). Call it
+ * from preConnect: aedes hands each subscription the function as it is when the subscription is made (restored ones
+ * included), so the wrapper stays for the connection's life.
+ */
+export function wrapDeliveries(client: Client, wrap: (deliver: Delivery) => Delivery): void {
+  const delivering = client as unknown as { deliverQoS: Delivery; deliver0: Delivery };
+  delivering.deliverQoS = wrap(delivering.deliverQoS.bind(client));
+  delivering.deliver0 = wrap(delivering.deliver0.bind(client));
+}
+
+/**
+ * Makes a client's `clean` (aedes: the session ends with the connection; lib/handlers/connect.js sets it from the
+ * Session Expiry Interval) read false while `persistentNow()` says so; what aedes writes to it is kept.
+ */
+export function readCleanAsPersistentWhile(client: Client, persistentNow: () => boolean): void {
+  let clean = client.clean;
+  Object.defineProperty(client, 'clean', {
+    configurable: true,
+    enumerable: true,
+    get: () => clean && !persistentNow(),
+    set: (value: boolean) => (clean = value),
+  });
 }

@@ -1,20 +1,12 @@
 import type { Aedes, Client, ConnectPacket } from 'aedes';
 import type { Logger } from 'pino';
 import { SessionPacket } from '../sessions/port';
+import { Delivery, readCleanAsPersistentWhile, wrapDeliveries } from './aedes2-patches';
 import { MQTT_LIMITS } from './v5/limits';
 import { REASON } from './v5/reason-codes';
 
-/** aedes' per-client delivery functions (lib/client.js), set on each Client in its constructor. */
-type Deliver = (packet: SessionPacket, done: () => void) => void;
-interface Delivering {
-  deliverQoS: Deliver;
-  deliver0: Deliver;
-  clean: boolean;
-  version?: number;
-}
-
 interface Resume {
-  held: { packet: SessionPacket; deliver: Deliver }[];
+  held: { packet: SessionPacket; deliver: Delivery }[];
   /** The messages of the stored queue as it was read at CONNECT, by broker id and counter. */
   replayed: Set<string>;
 }
@@ -25,7 +17,7 @@ const identity = (packet: SessionPacket) => `${packet.brokerId}#${packet.brokerC
  * The resume of a stored session, in order (issue 17). aedes 2.0.0-beta.1 restores a session's subscriptions, sends
  * CONNACK, then replays the queue it read from the store; a message published meanwhile reaches the client live
  * before that backlog, and, being queued too, a second time inside it. Here a connection that may resume (Clean Start
- * / CleanSession 0) holds its live deliveries from CONNECT until aedes reports it ready (`clientReady`, after the
+ * / CleanSession 0) holds its live deliveries from CONNECT until aedes reports it connected (`connected`, after the
  * replay), then lets them go in arrival order, leaving out those the replay already sent: the backlog first, in
  * order [MQTT-4.6.0-6], and no message twice but an unacknowledged one resent with DUP set [MQTT-4.4.0-1].
  * A held QoS 1/2 message is in the session's queue already, so a connection that ends while holding loses none.
@@ -40,36 +32,30 @@ export function createSessionResume(logger: Logger) {
   function release(client: Client, resume: Resume): void {
     resumes.delete(client);
     for (const { packet, deliver } of resume.held) {
-      if (!resume.replayed.has(identity(packet))) deliver.call(client, packet, () => undefined);
+      if (!resume.replayed.has(identity(packet))) deliver(packet, () => undefined);
     }
     resume.held.length = 0;
   }
 
   return {
     /** From preConnect: a connection that may resume a session holds its live deliveries until its replay is done. */
-    connecting(connecting: Client, packet: ConnectPacket): void {
+    connecting(client: Client, packet: ConnectPacket): void {
       if (packet.clean !== false) return;
-      const client = connecting as Client & Delivering;
       const resume: Resume = { held: [], replayed: new Set() };
       resumes.set(client, resume);
-      // aedes hands its subscriptions the functions as they are when they are made (restored ones included), so the
-      // replacements stay for the connection's life and step aside once the resume is done.
-      const hold = (deliver: Deliver): Deliver =>
-        function held(packet, done) {
-          if (!resumes.has(client)) return deliver.call(client, packet, done);
-          resume.held.push({ packet, deliver });
-          // The message is handed over: the publisher's acknowledgement does not wait for this client's backlog.
-          setImmediate(done);
-          if (resume.held.length > MQTT_LIMITS.outboundWaitingMax) {
-            resume.held.length = 0;
-            const reasonString = `more than ${MQTT_LIMITS.outboundWaitingMax} messages arrived while the session was resumed`;
-            logger.info({ deviceid: client.id, why: reasonString }, 'mqtt connection closed');
-            client.disconnect({ reasonCode: REASON.QUOTA_EXCEEDED, properties: { reasonString } }, () => undefined);
-          }
-        };
-      client.deliverQoS = hold(client.deliverQoS);
-      client.deliver0 = hold(client.deliver0);
-      if (packet.protocolVersion === 5) readsPersistentWhileResuming(client, resumes);
+      wrapDeliveries(client, (deliver) => (message, done) => {
+        if (!resumes.has(client)) return deliver(message, done);
+        resume.held.push({ packet: message, deliver });
+        // The message is handed over: the publisher's acknowledgement does not wait for this client's backlog.
+        setImmediate(done);
+        if (resume.held.length > MQTT_LIMITS.outboundWaitingMax) {
+          resume.held.length = 0;
+          const reasonString = `more than ${MQTT_LIMITS.outboundWaitingMax} messages arrived while the session was resumed`;
+          logger.info({ deviceid: client.id, why: reasonString }, 'mqtt connection closed');
+          client.disconnect({ reasonCode: REASON.QUOTA_EXCEEDED, properties: { reasonString } }, () => undefined);
+        }
+      });
+      if (packet.protocolVersion === 5) readCleanAsPersistentWhile(client, () => resumes.has(client));
       client.once('connected', () => release(client, resume));
     },
 
@@ -82,17 +68,4 @@ export function createSessionResume(logger: Logger) {
       aedes.on('clientDisconnect', (client) => resumes.delete(client));
     },
   };
-}
-
-export type SessionResume = ReturnType<typeof createSessionResume>;
-
-/** `clean` as aedes sets it (Session Expiry 0 -> true), read as false while the session is being resumed. */
-function readsPersistentWhileResuming(client: Client & Delivering, resumes: WeakMap<Client, Resume>): void {
-  let clean = client.clean;
-  Object.defineProperty(client, 'clean', {
-    configurable: true,
-    enumerable: true,
-    get: () => clean && !resumes.has(client),
-    set: (value: boolean) => (clean = value),
-  });
 }
