@@ -50,8 +50,9 @@ interface FilterPacket {
  * Two things aedes offers no hook for, done on each packet as it is parsed, before aedes handles it (relies on
  * the client's parser, `client._parser`, the same in aedes 1.x and 2.0.0-beta.1); call it from preConnect:
  * - UNSUBSCRIBE filters are rewritten like subscriptions, since aedes keeps subscriptions under internal topics. One
- *   that arrives with the CONNECT, before the device is known, is rewritten once it is (`connected` comes before
- *   aedes handles the packets it queued meanwhile), so it removes the subscription it names [MQTT-3.10.4-1];
+ *   that arrives with the CONNECT, before the device is known, is rewritten once it is (at `connected`, before aedes
+ *   handles the packets it queued meanwhile), so it removes the subscription it names, stored one included
+ *   [MQTT-3.10.4-1];
  * - a SUBSCRIBE filter that aedes itself would reject by closing the connection (`a/#/b`, `a+`), or that names a
  *   prototype member, is swapped for one that authorizeSubscribe refuses, so the client gets SUBACK 0x80 (MQTT 5:
  *   0x8F for a malformed filter, 0x87 otherwise) for it like for any refused filter. An UNSUBSCRIBE filter that names
@@ -78,7 +79,8 @@ export function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): 
     packet.unsubscriptions = packet.unsubscriptions.map((filter, i) => (prototypeNamed(filter) ? refusedFilter(i) : filter));
     beforeScope.push(packet);
   });
-  client.once('connected', () => {
+  // Before aedes handles what it queued (its own 'connected' listener, added when the Client was made).
+  client.prependOnceListener('connected', () => {
     const scope = scopes.get(client);
     if (scope) for (const packet of beforeScope.splice(0)) rewriteUnsubscribe(packet, scope);
   });

@@ -157,8 +157,19 @@ for (const store of ['sqlite', 'redis'] as const) {
         await restPublish(stack!, sender, 'fz/u', 'after UNSUBSCRIBE');
         await expectStillServing(wire);
 
+        // The stored session lost it too: nothing is queued for it while the device is away.
+        wire.send({ cmd: 'disconnect' });
+        await wire.closed;
+        await restPublish(stack!, sender, 'fz/u', 'while away');
+        const again = wireSession(stack!.server.mqttPort, version);
+        wires.push(again);
+        again.sendAll([connectOf(device, version, false)]);
+        await unlessProcessFails(again.next('connack'));
+        await expectStillServing(again);
+
         if (version === 5) expect(unsuback.granted, 'UNSUBACK reason codes').to.deep.equal([0]);
         expect(wire.received.filter((p) => p.cmd === 'publish'), 'messages delivered after UNSUBACK').to.deep.equal([]);
+        expect(again.received.filter((p) => p.cmd === 'publish'), 'messages queued for the removed subscription').to.deep.equal([]);
       });
     }
 
