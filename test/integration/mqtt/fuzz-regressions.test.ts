@@ -173,6 +173,31 @@ for (const store of ['sqlite', 'redis'] as const) {
       });
     }
 
+    // Found by FUZZ_SEED=16280688 sequence 8021 (chaos), with sessions in Redis, at 1ab6df1: an UNSUBSCRIBE of a
+    // persistent session's filter, then a SUBSCRIBE of the same filter in the next read; aedes started the SUBSCRIBE
+    // while the UNSUBSCRIBE waited for the store, so the UNSUBSCRIBE removed the new subscription, and the replies on
+    // @private/# that the device then asked for never came.
+    for (const version of [4, 5] as const) {
+      it(`MQTT ${version === 4 ? '3.1.1' : '5'}: an UNSUBSCRIBE then a SUBSCRIBE of the same filter leave the filter subscribed [MQTT-3.8.4-3] [MQTT-3.10.4-1]`, async () => {
+        const [device, sender] = await aGroup(stack!, 2);
+        const wire = await connected(device, version);
+        const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+        // Each in a read of its own, none waiting for the answer to the one before.
+        wire.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: '@msg/fz/order', qos: 1 }] });
+        await nextTurn();
+        wire.send({ cmd: 'unsubscribe', messageId: 2, unsubscriptions: ['@msg/fz/order'] });
+        await nextTurn();
+        wire.send({ cmd: 'subscribe', messageId: 3, subscriptions: [{ topic: '@msg/fz/order', qos: 1 }] });
+        await wire.next('suback', (p) => p.messageId === 3);
+        await restPublish(stack!, sender, 'fz/order', 'still subscribed');
+        const delivered = await unlessProcessFails(wire.next('publish', (p) => p.topic === '@msg/fz/order'));
+
+        expect(delivered.payload.toString()).to.equal('still subscribed');
+        expect(wire.received.filter((p) => p.cmd === 'unsuback' || p.cmd === 'suback').map((p) => p.messageId), 'answered in order').to.deep.equal([1, 2, 3]);
+      });
+    }
+
     // Found by FUZZ_SEED=11 sequence 1576 (chaos) in both stores, at 21f63e7 + d9da1c4 (with the UNSUBSCRIBE case above
     // patched out locally); shrunk to a CONNECT and a SUBSCRIBE sent before its CONNACK. No Local on a shared
     // subscription is a Protocol Error [MQTT-3.8.3-4]: src/mqtt/v5/mqtt5.ts rewriteShares disconnects from inside the

@@ -1,0 +1,62 @@
+import type { Client } from 'aedes';
+import type { Logger } from 'pino';
+import { closeAfterParsing, gatePackets, WirePacket } from './aedes2-patches';
+import { REASON } from './v5/reason-codes';
+
+/** Packets a client may send while one of its SUBSCRIBE or UNSUBSCRIBE packets waits for its answer; more close it. */
+export const PACKETS_WAITING_MAX = 1000;
+
+interface Order {
+  /** The packet identifier of the SUBSCRIBE or UNSUBSCRIBE being handled, until its SUBACK or UNSUBACK. */
+  answering?: number;
+  waiting: (() => void)[];
+}
+
+const changesSubscriptions = (packet: WirePacket) => packet.cmd === 'subscribe' || packet.cmd === 'unsubscribe';
+
+/**
+ * A client's SUBSCRIBE and UNSUBSCRIBE packets take effect in the order it sent them (issue 17, found by the fuzzer).
+ * aedes 2.0.0-beta.1 starts handling a packet as soon as it is parsed, while the ones before it may still be under
+ * way: an UNSUBSCRIBE of a persistent session waits for the session store, and a SUBSCRIBE of the same filter sent
+ * right after it can be in force first and then be removed, leaving the client without the subscription its last
+ * packet asked for [MQTT-3.8.4-3] [MQTT-3.10.4-1]. Here, from a SUBSCRIBE or UNSUBSCRIBE until its SUBACK or UNSUBACK
+ * is sent, the client's next packets wait, then go to aedes in the order they came. Packets that change no
+ * subscription and follow none are not held.
+ */
+export function createSubscriptionOrder(logger: Logger) {
+  const orders = new WeakMap<Client, Order>();
+
+  function release(order: Order): void {
+    while (order.answering === undefined && order.waiting.length > 0) order.waiting.shift()!();
+  }
+
+  return {
+    /** From preConnect. */
+    connecting(client: Client): void {
+      const order: Order = { waiting: [] };
+      orders.set(client, order);
+      const admit = (packet: WirePacket, pass: () => void) => {
+        if (changesSubscriptions(packet)) order.answering = packet.messageId as number;
+        pass();
+      };
+      gatePackets(client, (packet, pass) => {
+        if (order.answering === undefined && order.waiting.length === 0) return admit(packet, pass);
+        order.waiting.push(() => admit(packet, pass));
+        if (order.waiting.length <= PACKETS_WAITING_MAX) return;
+        order.waiting.length = 0;
+        const reasonString = `more than ${PACKETS_WAITING_MAX} packets sent while a SUBSCRIBE or UNSUBSCRIBE was answered`;
+        logger.info({ deviceid: client.id, why: reasonString }, 'mqtt connection closed');
+        closeAfterParsing(() => client.disconnect({ reasonCode: REASON.QUOTA_EXCEEDED, properties: { reasonString } }));
+      });
+    },
+
+    /** A SUBACK or UNSUBACK is being sent (v5/mqtt5.ts, the outgoing packets): the packets after its request go on. */
+    answered(client: Client, messageId: number): void {
+      const order = orders.get(client);
+      if (!order || order.answering !== messageId) return;
+      order.answering = undefined;
+      // Not from inside aedes' write of the acknowledgement.
+      setImmediate(() => release(order));
+    },
+  };
+}
