@@ -1,7 +1,7 @@
 import { NodeIdInUseError } from './cluster/node-registration';
 import { ConfigError, loadConfig } from './config/config';
 import { createLogger } from './core/logger';
-import { PortInUseError, startServer } from './server';
+import { PortInUseError, RunningServer, startServer } from './server';
 import { startBanner } from './start-banner';
 
 /** How many SHUTDOWN_TIMEOUT_MS a shutdown may take in all: requests, publishes and the outbox may each take one. */
@@ -12,9 +12,21 @@ async function main(): Promise<void> {
   // `npm start -- --demo` is DEMO=true: npm passes the flag on to this process.
   const config = loadConfig(process.argv.includes('--demo') ? { ...process.env, DEMO: 'true' } : process.env);
   const logger = createLogger(config.logLevel);
-  const server = await startServer(config, logger);
+  // A signal is heard from the start: one that comes while the server is starting stops it as soon as it has started
+  // (without a handler Node would end the process at once, skipping the shutdown).
+  let signalled: string | undefined;
+  let server: RunningServer | undefined;
+  const onSignal = (signal: string) => {
+    signalled ??= signal;
+    if (server) stop(server, signal);
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  server = await startServer(config, logger);
   process.stdout.write(startBanner(config, server));
-  const stop = (signal: string) => {
+  if (signalled) stop(server, signalled);
+
+  function stop(running: RunningServer, signal: string): void {
     logger.info({ signal }, 'shutting down');
     // Every step of close() has its own bound; this one is for the unforeseen. Exiting loses nothing acknowledged:
     // what was acknowledged is stored already (docs/production.md "What survives what").
@@ -22,16 +34,14 @@ async function main(): Promise<void> {
       logger.error({ signal, afterMs: SHUTDOWN_HARD_LIMIT * config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
       process.exit(1);
     }, SHUTDOWN_HARD_LIMIT * config.shutdownTimeoutMs).unref();
-    server.close().then(
+    running.close().then(
       () => process.exit(0),
       (err) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);
       },
     );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  }
 }
 
 main().catch((err: unknown) => {

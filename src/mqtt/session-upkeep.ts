@@ -133,7 +133,9 @@ export function createSessionUpkeep(deps: SessionUpkeepDeps): SessionUpkeep {
     const deviceid = will.clientId!;
     const delay = (will.properties as { willDelayInterval?: number } | undefined)?.willDelayInterval ?? 0;
     const now = deps.now();
-    const due = Math.min(now + delay * 1000, sessionDeadlines.get(deviceid) ?? now);
+    // The deadline this node gave, or the one another node taking over the same run gave first.
+    const deadline = sessionDeadlines.get(deviceid) ?? (delay > 0 ? await store.sessionDeadline(deviceid) : undefined);
+    const due = Math.min(now + delay * 1000, deadline ?? now);
     if (await store.delayWill({ id: deviceid, brokerId: will.brokerId }, due)) {
       logger.info({ deviceid, inMs: due - now }, 'will of a connection cut by a crash is due');
     }

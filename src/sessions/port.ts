@@ -139,6 +139,8 @@ export interface SessionStore {
    * Expiry Interval after `now`. Resolves with the deadlines given, by ClientID.
    */
   releaseOrphanedSessions(gone: (broker: string) => boolean, now: number): Promise<Map<string, number>>;
+  /** The deadline of a disconnected session (ms), whoever gave it; undefined when it has none, or there is no session. */
+  sessionDeadline(clientId: string): Promise<number | undefined>;
   /**
    * Ends, as expireSessions does, every session whose deadline is at or before `now` and whose client `online` does
    * not claim, each by one caller only however many ask at once; the will it still had is taken, not dropped, so the

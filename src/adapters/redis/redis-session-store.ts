@@ -242,6 +242,10 @@ export function createRedisSessionStore({ url, queueLimit, keyPrefix = 'openpie:
     async sessionDisconnected(clientId, at, brokerId, deadline) {
       await sessionDisconnected('sessions', 'expiring', 'sessheld', clientId, at, brokerId, deadline ?? '');
     },
+    async sessionDeadline(clientId) {
+      const deadline = await redis.zscore('expiring', clientId);
+      return deadline === null ? undefined : Number(deadline);
+    },
     async releaseOrphanedSessions(gone, now) {
       const deadlines = new Map<string, number>();
       for (const [clientId, entry] of Object.entries(await redis.hgetall('sessheld'))) {

@@ -98,6 +98,7 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
   );
   const release = db.prepare('UPDATE sessions SET expires_at = ?, held_by = NULL, expiry_ms = NULL WHERE client_id = ?');
   const due = db.prepare<[number], string>('SELECT client_id FROM sessions WHERE expires_at <= ? ORDER BY expires_at').pluck();
+  const deadlineOf = db.prepare<[string], number | null>('SELECT expires_at FROM sessions WHERE client_id = ?').pluck();
 
   const index = subscriptionIndex();
   const indexRows = db.prepare<[], SubscriptionRow>('SELECT client_id, topic, record FROM subscriptions WHERE qos > 0 ORDER BY rowid');
@@ -238,6 +239,9 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
     async sessionConnected(clientId, at, brokerId, expiryMs) {
       const holder = expiryMs === undefined ? null : brokerId;
       connected.run({ client: clientId, at, broker: holder, expiry: expiryMs ?? null });
+    },
+    async sessionDeadline(clientId) {
+      return deadlineOf.get(clientId) ?? undefined;
     },
     async sessionDisconnected(clientId, at, brokerId, deadline) {
       disconnected.run({ client: clientId, at, broker: brokerId, deadline: deadline ?? null });

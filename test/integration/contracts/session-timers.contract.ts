@@ -98,6 +98,8 @@ export function sessionTimersContract(adapter: string, open: OpenTimedStore): vo
         expect(released.get(cut)).to.equal(54_000);
         expect(released.has(elsewhere)).to.equal(false);
         expect(again.has(cut)).to.equal(false);
+        expect(await store.sessionDeadline(cut), 'the deadline, for a second node taking over the same run').to.equal(54_000);
+        expect(await store.sessionDeadline(elsewhere), 'none while held').to.equal(undefined);
         expect(await ended(53_999)).to.not.include(cut);
         expect(await ended(54_000)).to.include(cut);
       });
