@@ -222,3 +222,13 @@ export function readCleanAsPersistentWhile(client: Client, persistentNow: () => 
     set: (value: boolean) => (clean = value),
   });
 }
+
+/**
+ * True while a connection of this broker holds `clientId`'s session: registered and not closing, or taking it over
+ * (aedes.js `clients`, `_takingOver`).
+ */
+export function holdsSession(aedes: Aedes, clientId: string): boolean {
+  const internals = aedes as unknown as { clients: Record<string, Client | undefined>; _takingOver: Set<string> };
+  const client = internals.clients[clientId];
+  return internals._takingOver.has(clientId) || (client !== undefined && !client.closed);
+}

@@ -4,6 +4,7 @@ import { Device } from '../devices/device';
 import { SessionControl } from '../devices/port';
 import { MessageBus, RelayedMessage } from '../messaging/port';
 import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
+import { holdsSession } from './aedes2-patches';
 import { authenticateHook } from './authenticate';
 import { authorizeForwardHook } from './authorize-forward';
 import { authorizePublishHook } from './authorize-publish';
@@ -66,7 +67,10 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     ...mqtt5.options,
     // The node's name, then this run's: wills name the run that stored them (session-upkeep.ts, orphaned wills).
     id: `${deps.nodeId}:${randomUUID().slice(0, 8)}`,
-    persistence: guardedPersistence(sessionPersistence(store, scopes, resume.replaying), storeFailures(logger, deps.metrics)) as never,
+    persistence: guardedPersistence(
+      sessionPersistence(store, scopes, resume.replaying, (clientId) => holdsSession(aedes, clientId)),
+      storeFailures(logger, deps.metrics),
+    ) as never,
     // Device ids are 36-character UUIDs; MQTT 3.1 capped ClientIDs at 23 characters, aedes keeps that cap by default.
     maxClientsIdLength: 128,
     // A second connection with the same ClientID takes over and the first is closed [MQTT-3.1.4-2]; aedes does it.

@@ -22,6 +22,8 @@ import { SESSION_MARKER_FILTER } from './aedes-patches';
  *   authorizeSubscribe refuses on restore (aedes-patches.ts SESSION_MARKER_FILTER).
  * - a live delivery to a persistent session whose queue entry is missing (it subscribed after the message was queued,
  *   or its full queue dropped it) gets one, so its PUBACK has an entry to clear and a reconnection resends it.
+ * - the will a new connection stored stays when aedes, having published the will of the connection it took over on
+ *   this node, deletes "the" will of that ClientID and broker (aedes.js publishWill).
  * - an MQTT 3.1.1 clean session has nothing in the store: aedes ended the session at CONNECT, queues nothing for it
  *   and keeps none of its subscriptions, so reading its queue at connect and clearing a PUBACK are skipped (a
  *   store round trip per connect and per acknowledged QoS 1 message). Not for MQTT 5, whose Clean Start 0 with no
@@ -31,6 +33,7 @@ export function sessionPersistence(
   store: SessionStore,
   scopes: WeakMap<Client, Scope>,
   replaying: (client: SessionClient, packet: SessionPacket) => void = () => undefined,
+  holdsSession: (clientId: string) => boolean = () => false,
 ): SessionStore {
   const view: SessionStore = Object.create(store);
   return Object.assign(view, {
@@ -65,6 +68,12 @@ export function sessionPersistence(
     async outgoingClearMessageId(client: SessionClient, packet: SessionPacket) {
       return storesNothing(client) ? undefined : store.outgoingClearMessageId(client, packet);
     },
+    async delWill(client: SessionClient) {
+      // aedes deletes the will of a connection that closed by ClientID and broker (`{ id, brokerId }`, no connection);
+      // when a new connection took the session over on this node, the stored will is already the new one's.
+      if (!isConnection(client) && holdsSession(client.id)) return undefined;
+      return store.delWill(client);
+    },
     async outgoingUpdate(client: SessionClient, packet: SessionPacket) {
       try {
         await store.outgoingUpdate(client, packet);
@@ -76,6 +85,9 @@ export function sessionPersistence(
     },
   } satisfies Partial<SessionStore>);
 }
+
+/** aedes passes its Client for a connection's own calls, a bare `{ id, brokerId }` for a will it has published. */
+const isConnection = (client: SessionClient) => typeof (client as Partial<Client>).close === 'function';
 
 /** An MQTT 3.1.1 (or 3.1) connection with CleanSession 1 (aedes: `clean`, the session ends with the connection). */
 function storesNothing(client: SessionClient): boolean {

@@ -10,6 +10,10 @@ import { endAll, sleep } from '../../helpers/mqtt';
 import { connect5, nextPublish, publishesTo } from '../../helpers/mqtt5';
 import { startStack, Stack } from '../../helpers/stack';
 
+async function until(check: () => boolean, ms: number): Promise<void> {
+  for (const deadline = Date.now() + ms; !check() && Date.now() < deadline; ) await sleep(20);
+}
+
 const persistent = (sessionExpiryInterval: number) => ({ clean: false, properties: { sessionExpiryInterval } });
 
 /** Resolves when the broker has closed the client's connection (a stop sends DISCONNECT 0x8B first). */
@@ -63,6 +67,41 @@ describe('MQTT 5 timers as a connection ends', function () {
       expect(seen).to.have.length(1);
     } finally {
       await endAll(rx.client);
+    }
+  });
+});
+
+describe('MQTT 5: the will of a connection that took over a session on the same node', function () {
+  this.timeout(15_000);
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.stop());
+
+  it('[MQTT-3.1.4-3] [MQTT-3.1.3-9] is kept when the connection it replaced sends its own will, and goes after its delay when its connection drops', async () => {
+    const [device, listener] = await aGroup(stack, 2);
+    const rx = await connect5(stack.mqttUrl, listener);
+    await rx.client.subscribeAsync('@msg/takeover/will', { qos: 1 });
+    const seen = publishesTo(rx.client);
+    const willOf = (payload: string, willDelayInterval: number) => ({
+      topic: '@msg/takeover/will', payload: Buffer.from(payload), qos: 1 as const, retain: false, properties: { willDelayInterval },
+    });
+    const old = await connect5(stack.mqttUrl, device, { will: willOf('old', 0), ...persistent(30) });
+    old.client.on('error', () => undefined);
+
+    // The same device again, on the same node: the old connection is closed (0x8E) and sends its will at once.
+    const taking = await connect5(stack.mqttUrl, device, { will: willOf('new', 1), ...persistent(30) });
+    await until(() => seen.length >= 1, 3000);
+    const droppedAt = Date.now();
+    taking.client.stream.destroy();
+    await until(() => seen.length >= 2, 4000);
+
+    try {
+      expect(seen.map((p) => p.payload.toString())).to.deep.equal(['old', 'new']);
+      expect(Date.now() - droppedAt, 'after the new will\'s delay').to.be.at.least(900);
+    } finally {
+      await endAll(rx.client, old.client, taking.client);
     }
   });
 });
