@@ -77,16 +77,20 @@ export function beforeAedesHandles(client: Client, listener: (packet: WirePacket
 }
 
 /**
- * Puts `gate` between a client's parser and aedes' own handling of each packet it parses (lib/client.js `enqueue`,
- * the parser's 'packet' listener aedes adds when it makes the Client): `gate(packet, pass)` calls `pass()` once aedes
- * may handle the packet, at once or later, in the order it chooses. Call it from preConnect (CONNECT has passed).
+ * Puts `admits` between a client's parser and aedes' own handling of each packet it parses (lib/client.js `enqueue`,
+ * the parser's 'packet' listener aedes adds when it makes the Client): a packet `admits` refuses now is the caller's
+ * to hand over later, in the order it chooses, with the function returned. Call it from preConnect (CONNECT has passed).
  */
-export function gatePackets(client: Client, gate: (packet: WirePacket, pass: () => void) => void): void {
+export function gatePackets(client: Client, admits: (packet: WirePacket) => boolean): (packet: WirePacket) => void {
   const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
   const enqueue = parser.listeners('packet').find((listener) => listener.name === 'enqueue') as ((packet: WirePacket) => void) | undefined;
   if (!enqueue) throw new Error('aedes 2.0.0-beta.1 internals changed: no enqueue listener on the client parser');
   parser.removeListener('packet', enqueue);
-  parser.on('packet', (packet: WirePacket) => gate(packet, () => enqueue.call(parser, packet)));
+  const handOver = (packet: WirePacket) => enqueue.call(parser, packet);
+  parser.on('packet', (packet: WirePacket) => {
+    if (admits(packet)) handOver(packet);
+  });
+  return handOver;
 }
 
 /**

@@ -9,7 +9,10 @@ export const PACKETS_WAITING_MAX = 1000;
 interface Order {
   /** The packet identifier of the SUBSCRIBE or UNSUBSCRIBE being handled, until its SUBACK or UNSUBACK. */
   answering?: number;
-  waiting: (() => void)[];
+  /** Packets that came after it, in order. */
+  waiting: WirePacket[];
+  /** Hands a packet to aedes. */
+  handOver(packet: WirePacket): void;
 }
 
 const changesSubscriptions = (packet: WirePacket) => packet.cmd === 'subscribe' || packet.cmd === 'unsubscribe';
@@ -26,27 +29,35 @@ const changesSubscriptions = (packet: WirePacket) => packet.cmd === 'subscribe' 
 export function createSubscriptionOrder(logger: Logger) {
   const orders = new WeakMap<Client, Order>();
 
+  /** Marks a packet that changes subscriptions as the one being answered; true: aedes may have it. */
+  function admit(order: Order, packet: WirePacket): true {
+    if (changesSubscriptions(packet)) order.answering = packet.messageId as number;
+    return true;
+  }
+
   function release(order: Order): void {
-    while (order.answering === undefined && order.waiting.length > 0) order.waiting.shift()!();
+    while (order.answering === undefined && order.waiting.length > 0) {
+      const packet = order.waiting.shift()!;
+      admit(order, packet);
+      order.handOver(packet);
+    }
   }
 
   return {
     /** From preConnect. */
     connecting(client: Client): void {
-      const order: Order = { waiting: [] };
+      const order: Order = { waiting: [], handOver: () => undefined };
       orders.set(client, order);
-      const admit = (packet: WirePacket, pass: () => void) => {
-        if (changesSubscriptions(packet)) order.answering = packet.messageId as number;
-        pass();
-      };
-      gatePackets(client, (packet, pass) => {
-        if (order.answering === undefined && order.waiting.length === 0) return admit(packet, pass);
-        order.waiting.push(() => admit(packet, pass));
-        if (order.waiting.length <= PACKETS_WAITING_MAX) return;
-        order.waiting.length = 0;
-        const reasonString = `more than ${PACKETS_WAITING_MAX} packets sent while a SUBSCRIBE or UNSUBSCRIBE was answered`;
-        logger.info({ deviceid: client.id, why: reasonString }, 'mqtt connection closed');
-        closeAfterParsing(() => client.disconnect({ reasonCode: REASON.QUOTA_EXCEEDED, properties: { reasonString } }));
+      order.handOver = gatePackets(client, (packet) => {
+        if (order.answering === undefined && order.waiting.length === 0) return admit(order, packet);
+        order.waiting.push(packet);
+        if (order.waiting.length > PACKETS_WAITING_MAX) {
+          order.waiting.length = 0;
+          const reasonString = `more than ${PACKETS_WAITING_MAX} packets sent while a SUBSCRIBE or UNSUBSCRIBE was answered`;
+          logger.info({ deviceid: client.id, why: reasonString }, 'mqtt connection closed');
+          closeAfterParsing(() => client.disconnect({ reasonCode: REASON.QUOTA_EXCEEDED, properties: { reasonString } }));
+        }
+        return false;
       });
     },
 

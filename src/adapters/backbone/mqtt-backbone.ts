@@ -20,6 +20,7 @@ import {
   presenceTopic,
 } from './backbone-topics';
 import { MessageRelay, RelayedMessage, ShareDistribution } from '../../messaging/port';
+import { backboneClientOptions } from './backbone-client';
 import { createConfirmedPublisher } from './mqtt-confirmed-publish';
 import { createMqttShareDistribution } from './mqtt-share-distribution';
 import { relayedMessageOf, toBackbone } from './backbone-properties';
@@ -119,21 +120,10 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
     now: Date.now,
   });
   const client: MqttClient = mqtt.connect(url, {
-    manualConnect: true,
-    protocolVersion: 5,
+    ...backboneClientOptions(username, password, timings),
     clientId: `openpie-${nodeId}`,
-    username,
-    password,
     clean: false,
     properties: { sessionExpiryInterval: timings.sessionExpirySeconds },
-    keepalive: timings.keepaliveSeconds,
-    reconnectPeriod: timings.reconnectPeriodMs,
-    connectTimeout: timings.connectTimeoutMs,
-    // Wrong credentials may be fixed on the broker's side: keep trying, /readyz says why in the log meanwhile.
-    reconnectOnConnackError: true,
-    // join() subscribes on every connection, to know when the node is ready.
-    resubscribe: false,
-    queueQoSZero: false,
     will: { topic: byeTopic(nodeId), payload: Buffer.alloc(0), qos: 1, retain: false },
   });
 

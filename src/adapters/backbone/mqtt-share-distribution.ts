@@ -1,6 +1,7 @@
 import mqtt, { IPublishPacket, MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import { RelayedMessage, ShareDistribution, ShareRef } from '../../messaging/port';
+import { backboneClientOptions } from './backbone-client';
 import { relayedMessageOf, toBackbone } from './backbone-properties';
 import { flushTopic, messageTopic, parseBackboneTopic, shareFilter } from './backbone-topics';
 
@@ -58,18 +59,9 @@ export function createMqttShareDistribution(options: MqttShareDistributionOption
   const { url, username, password, nodeId, timings } = options;
   const log = options.logger.child({ shares: true });
   const client: MqttClient = mqtt.connect(url, {
-    manualConnect: true,
-    protocolVersion: 5,
+    ...backboneClientOptions(username, password, timings),
     clientId: `openpie-${nodeId}-shares`,
-    username,
-    password,
     clean: true,
-    keepalive: timings.keepaliveSeconds,
-    reconnectPeriod: timings.reconnectPeriodMs,
-    connectTimeout: timings.connectTimeoutMs,
-    reconnectOnConnackError: true,
-    resubscribe: false,
-    queueQoSZero: false,
   });
   const byFilter = new Map<string, Subscription>();
   const byId = new Map<number, Subscription>();

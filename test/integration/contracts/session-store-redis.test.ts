@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { createRedisSessionStore } from '../../../src/adapters/redis/redis-session-store';
 import { AppError } from '../../../src/core/errors';
 import { SessionStore } from '../../../src/sessions/port';
-import { sessionStoreUrlOrSkip } from '../../helpers/redis';
+import { dropRedisKeys, sessionStoreUrlOrSkip } from '../../helpers/redis';
 import { sessionStoreContract } from './session-store.contract';
 
 describe('session store contract on Redis', function () {
@@ -26,9 +25,7 @@ describe('session store contract on Redis', function () {
       },
       async dispose() {
         for (const store of opened) await store.destroy();
-        const redis = new Redis(url);
-        for await (const keys of redis.scanStream({ match: `${keyPrefix}*`, count: 500 })) if (keys.length > 0) await redis.del(...keys);
-        await redis.quit();
+        await dropRedisKeys(url, keyPrefix);
       },
     };
   });

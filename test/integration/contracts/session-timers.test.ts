@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { createRedisSessionStore } from '../../../src/adapters/redis/redis-sessi
 import { sessionDatabaseFile } from '../../../src/adapters/sqlite/sqlite-session-schema';
 import { createSqliteSessionStore } from '../../../src/adapters/sqlite/sqlite-session-store';
 import { SessionStore } from '../../../src/sessions/port';
-import { sessionStoreUrlOrSkip } from '../../helpers/redis';
+import { dropRedisKeys, sessionStoreUrlOrSkip } from '../../helpers/redis';
 import { sessionTimersContract } from './session-timers.contract';
 
 describe('session store timers on SQLite', () => {
@@ -47,9 +46,7 @@ describe('session store timers on Redis', function () {
       },
       async dispose() {
         for (const store of opened) await store.destroy();
-        const redis = new Redis(url);
-        for await (const keys of redis.scanStream({ match: `${keyPrefix}*`, count: 500 })) if (keys.length > 0) await redis.del(...keys);
-        await redis.quit();
+        await dropRedisKeys(url, keyPrefix);
       },
     };
   });
