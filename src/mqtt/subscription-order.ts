@@ -66,8 +66,9 @@ export function createSubscriptionOrder(logger: Logger) {
       const order = orders.get(client);
       if (!order || order.answering !== messageId) return;
       order.answering = undefined;
-      // Not from inside aedes' write of the acknowledgement.
-      setImmediate(() => release(order));
+      // Not from inside aedes' write of the acknowledgement; nothing for a connection closed meanwhile (aedes would
+      // take a held CONNECT for the first one of a new connection).
+      setImmediate(() => (client.closed ? void (order.waiting.length = 0) : release(order)));
     },
   };
 }

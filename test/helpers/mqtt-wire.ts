@@ -9,6 +9,8 @@ export interface WireSession {
   send(packet: Packet): void;
   /** Writes several packets in one go, so the broker reads them in one chunk. */
   sendAll(packets: Packet[]): void;
+  /** Writes bytes as they are (a malformed packet). */
+  sendRaw(bytes: Buffer): void;
   /** The next packet of kind `cmd` (matching `pred`) the broker sends, oldest first; rejects once the socket closes. */
   next<C extends Packet['cmd']>(cmd: C, pred?: (p: Extract<Packet, { cmd: C }>) => boolean): Promise<Extract<Packet, { cmd: C }>>;
   /** Every packet received so far. */
@@ -38,6 +40,7 @@ export function wireSession(port: number, protocolVersion: 4 | 5): WireSession {
   return {
     send: (packet) => void socket.write(generate(packet, { protocolVersion })),
     sendAll: (packets) => void socket.write(Buffer.concat(packets.map((p) => generate(p, { protocolVersion })))),
+    sendRaw: (bytes) => void socket.write(bytes),
     next: <C extends Packet['cmd']>(cmd: C, pred: (p: Extract<Packet, { cmd: C }>) => boolean = () => true) => {
       type P = Extract<Packet, { cmd: C }>;
       const already = backlog.find((p) => p.cmd === cmd && pred(p as P));

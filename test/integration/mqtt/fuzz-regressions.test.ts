@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { IConnectPacket } from 'mqtt-packet';
+import { generate, IConnectPacket } from 'mqtt-packet';
 import { aDevice, aGroup, TestDevice } from '../../helpers/devices';
 import { sleep } from '../../helpers/mqtt';
 import { restPublish } from '../../helpers/mqtt-expect';
@@ -197,6 +197,23 @@ for (const store of ['sqlite', 'redis'] as const) {
         expect(wire.received.filter((p) => p.cmd === 'unsuback' || p.cmd === 'suback').map((p) => p.messageId), 'answered in order').to.deep.equal([1, 2, 3]);
       });
     }
+
+    // Found by FUZZ_SEED=90210417 sequence 236 (chaos) at a3940ee, both stores: packets held behind a SUBSCRIBE
+    // (subscription-order.ts) were handed to aedes after a malformed packet had closed the connection; aedes took the
+    // held second CONNECT for a new connection's, ran preConnect again on the closed client, and that threw.
+    it('MQTT 3.1.1: a connection closed by a malformed packet while a SUBSCRIBE waits for its SUBACK hands nothing on; the process stays up [MQTT-3.1.0-2] [MQTT-4.8.0-1]', async () => {
+      const device = await aDevice(stack!);
+      const wire = wireSession(stack!.server.mqttPort, 4);
+      wires.push(wire);
+
+      wire.sendAll([connectOf(device, 4, false), { cmd: 'subscribe', messageId: 18569, subscriptions: [{ topic: '@msg/+/fz', qos: 2 }] }]);
+      await unlessProcessFails(wire.next('connack'));
+      wire.sendRaw(Buffer.concat([generate(connectOf(device, 4, true), { protocolVersion: 4 }), Buffer.from('61828d25f7', 'hex')]));
+
+      await unlessProcessFails(wire.closed);
+      await sleep(SETTLE_MS);
+      expect(describeEvents(watch.events), 'uncaught exceptions and unhandled rejections').to.deep.equal([]);
+    });
 
     // Found by FUZZ_SEED=11 sequence 1576 (chaos) in both stores, at 21f63e7 + d9da1c4 (with the UNSUBSCRIBE case above
     // patched out locally); shrunk to a CONNECT and a SUBSCRIBE sent before its CONNACK. No Local on a shared
