@@ -75,6 +75,9 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     maxClientsIdLength: 128,
     // A second connection with the same ClientID takes over and the first is closed [MQTT-3.1.4-2]; aedes does it.
     preConnect(client, packet, done) {
+      // aedes hands a CONNECT it queued before CONNACK to preConnect even when a packet before it closed the client
+      // (lib/client.js dequeue): such a connection is over.
+      if (client.closed) return done(new Error('connection closed'), false);
       if (packet.clientId === '') ctx.withoutClientId.add(client);
       rewriteFilters(client, scopes);
       mqtt5.connecting(client, packet);

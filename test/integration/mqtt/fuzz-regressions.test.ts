@@ -215,6 +215,27 @@ for (const store of ['sqlite', 'redis'] as const) {
       expect(describeEvents(watch.events), 'uncaught exceptions and unhandled rejections').to.deep.equal([]);
     });
 
+    // Found by FUZZ_SEED=90210417 sequence 2457 (chaos) at 77d221a, both stores: a CONNECT, a PUBLISH on a wildcard
+    // topic and a second (garbled) CONNECT, all before CONNACK. aedes handles what it queued once connected; the PUBLISH
+    // closes the connection, and aedes still hands the queued CONNECT to preConnect, on the closed client.
+    it('MQTT 3.1.1: a CONNECT queued behind a packet that closed the connection is not served; the process stays up [MQTT-3.1.0-2] [MQTT-4.8.0-1]', async () => {
+      const device = await aDevice(stack!);
+      const wire = wireSession(stack!.server.mqttPort, 4);
+      wires.push(wire);
+      const second = generate({ cmd: 'connect', protocolVersion: 4, clientId: 'fz', clean: true, keepalive: 10 }, { protocolVersion: 4 });
+      second[30] ^= 97;
+
+      wire.sendRaw(Buffer.concat([
+        generate(connectOf(device, 4, true), { protocolVersion: 4 }),
+        generate({ cmd: 'publish', topic: '@msg/fz/+', payload: Buffer.from('p'), qos: 0, dup: false, retain: false }, { protocolVersion: 4 }),
+        second,
+      ]));
+
+      await unlessProcessFails(wire.closed);
+      await sleep(SETTLE_MS);
+      expect(describeEvents(watch.events), 'uncaught exceptions and unhandled rejections').to.deep.equal([]);
+    });
+
     // Found by FUZZ_SEED=11 sequence 1576 (chaos) in both stores, at 21f63e7 + d9da1c4 (with the UNSUBSCRIBE case above
     // patched out locally); shrunk to a CONNECT and a SUBSCRIBE sent before its CONNACK. No Local on a shared
     // subscription is a Protocol Error [MQTT-3.8.3-4]: src/mqtt/v5/mqtt5.ts rewriteShares disconnects from inside the
