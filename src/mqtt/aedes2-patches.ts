@@ -77,23 +77,6 @@ export function beforeAedesHandles(client: Client, listener: (packet: WirePacket
 }
 
 /**
- * Puts `admits` between a client's parser and aedes' own handling of each packet it parses (lib/client.js `enqueue`,
- * the parser's 'packet' listener aedes adds when it makes the Client): a packet `admits` refuses now is the caller's
- * to hand over later, in the order it chooses, with the function returned. Call it from preConnect (CONNECT has passed).
- */
-export function gatePackets(client: Client, admits: (packet: WirePacket) => boolean): (packet: WirePacket) => void {
-  const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
-  const enqueue = parser.listeners('packet').find((listener) => listener.name === 'enqueue') as ((packet: WirePacket) => void) | undefined;
-  if (!enqueue) throw new Error('aedes 2.0.0-beta.1 internals changed: no enqueue listener on the client parser');
-  parser.removeListener('packet', enqueue);
-  const handOver = (packet: WirePacket) => enqueue.call(parser, packet);
-  parser.on('packet', (packet: WirePacket) => {
-    if (admits(packet)) handOver(packet);
-  });
-  return handOver;
-}
-
-/**
  * Closes a connection from a parser listener (beforeAedesHandles): later, once aedes has taken in the packet being
  * parsed. Closing at once empties aedes' queue of packets that wait for CONNACK (lib/client.js `_parser._queue`) while
  * aedes is about to add this one to it, which throws outside any handler and ends the process.

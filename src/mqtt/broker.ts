@@ -17,7 +17,6 @@ import { sessionPersistence } from './session-persistence';
 import { createSessionResume } from './session-resume';
 import { createSessionUpkeep, SessionUpkeep } from './session-upkeep';
 import { createShadowTopics } from './shadow-topics';
-import { createSubscriptionOrder } from './subscription-order';
 import { storeFailures } from './store-failures';
 import { createMqtt5 } from './v5/mqtt5';
 
@@ -60,8 +59,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   const scopes = new WeakMap<Client, Device>();
   const ctx = { ...deps, scopes, withoutClientId: new WeakSet<Client>(), store, publishesInFlight: new Set() } as HookContext;
   // MQTT 5 (aedes 2) and the aedes 1.2.0 security fixes: mqtt/v5/mqtt5.ts.
-  const order = createSubscriptionOrder(logger);
-  const mqtt5 = createMqtt5({ logger, scopes, shares: deps.shares, answered: order.answered });
+  const mqtt5 = createMqtt5({ logger, scopes, shares: deps.shares });
   const resume = createSessionResume(logger);
   const aedes = await Aedes.createBroker({
     ...mqtt5.options,
@@ -82,7 +80,6 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
       rewriteFilters(client, scopes);
       mqtt5.connecting(client, packet);
       resume.connecting(client, packet);
-      order.connecting(client);
       done(null, true);
     },
     authenticate: authenticateHook(ctx),

@@ -36,11 +36,9 @@ export interface Mqtt5Deps {
   scopes: WeakMap<Client, Scope>;
   /** Shared subscriptions across the nodes (the MQTT backbone); without it a share spans this node. */
   shares?: ShareDistribution;
-  /** Told of each SUBACK and UNSUBACK as it is sent, whatever the version (subscription-order.ts). */
-  answered(client: Client, messageId: number): void;
 }
 
-export function createMqtt5({ logger, scopes, shares: distribution, answered }: Mqtt5Deps) {
+export function createMqtt5({ logger, scopes, shares: distribution }: Mqtt5Deps) {
   const connections: Connections = new WeakMap();
   const dropped = new WeakSet<object>();
   let broker: Aedes | undefined;
@@ -75,7 +73,6 @@ export function createMqtt5({ logger, scopes, shares: distribution, answered }: 
     const conn = connections.get(client);
     if (!conn) return writePacket(packet, stream, opts);
     const { cmd } = packet;
-    if (cmd === 'suback' || cmd === 'unsuback') answered(client, packet.messageId as number);
     if (cmd === 'puback' || cmd === 'pubcomp' || cmd === 'pubrec') {
       inbound.completed(client, conn, cmd, packet.messageId as number, ((packet.reasonCode as number | undefined) ?? 0) >= 0x80);
     }

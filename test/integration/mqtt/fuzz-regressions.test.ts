@@ -173,48 +173,6 @@ for (const store of ['sqlite', 'redis'] as const) {
       });
     }
 
-    // Found by FUZZ_SEED=16280688 sequence 8021 (chaos), with sessions in Redis, at 1ab6df1: an UNSUBSCRIBE of a
-    // persistent session's filter, then a SUBSCRIBE of the same filter in the next read; aedes started the SUBSCRIBE
-    // while the UNSUBSCRIBE waited for the store, so the UNSUBSCRIBE removed the new subscription, and the replies on
-    // @private/# that the device then asked for never came.
-    for (const version of [4, 5] as const) {
-      it(`MQTT ${version === 4 ? '3.1.1' : '5'}: an UNSUBSCRIBE then a SUBSCRIBE of the same filter leave the filter subscribed [MQTT-3.8.4-3] [MQTT-3.10.4-1]`, async () => {
-        const [device, sender] = await aGroup(stack!, 2);
-        const wire = await connected(device, version);
-        const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-        // Each in a read of its own, none waiting for the answer to the one before.
-        wire.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: '@msg/fz/order', qos: 1 }] });
-        await nextTurn();
-        wire.send({ cmd: 'unsubscribe', messageId: 2, unsubscriptions: ['@msg/fz/order'] });
-        await nextTurn();
-        wire.send({ cmd: 'subscribe', messageId: 3, subscriptions: [{ topic: '@msg/fz/order', qos: 1 }] });
-        await wire.next('suback', (p) => p.messageId === 3);
-        await restPublish(stack!, sender, 'fz/order', 'still subscribed');
-        const delivered = await unlessProcessFails(wire.next('publish', (p) => p.topic === '@msg/fz/order'));
-
-        expect(delivered.payload.toString()).to.equal('still subscribed');
-        expect(wire.received.filter((p) => p.cmd === 'unsuback' || p.cmd === 'suback').map((p) => p.messageId), 'answered in order').to.deep.equal([1, 2, 3]);
-      });
-    }
-
-    // Found by FUZZ_SEED=90210417 sequence 236 (chaos) at a3940ee, both stores: packets held behind a SUBSCRIBE
-    // (subscription-order.ts) were handed to aedes after a malformed packet had closed the connection; aedes took the
-    // held second CONNECT for a new connection's, ran preConnect again on the closed client, and that threw.
-    it('MQTT 3.1.1: a connection closed by a malformed packet while a SUBSCRIBE waits for its SUBACK hands nothing on; the process stays up [MQTT-3.1.0-2] [MQTT-4.8.0-1]', async () => {
-      const device = await aDevice(stack!);
-      const wire = wireSession(stack!.server.mqttPort, 4);
-      wires.push(wire);
-
-      wire.sendAll([connectOf(device, 4, false), { cmd: 'subscribe', messageId: 18569, subscriptions: [{ topic: '@msg/+/fz', qos: 2 }] }]);
-      await unlessProcessFails(wire.next('connack'));
-      wire.sendRaw(Buffer.concat([generate(connectOf(device, 4, true), { protocolVersion: 4 }), Buffer.from('61828d25f7', 'hex')]));
-
-      await unlessProcessFails(wire.closed);
-      await sleep(SETTLE_MS);
-      expect(describeEvents(watch.events), 'uncaught exceptions and unhandled rejections').to.deep.equal([]);
-    });
-
     // Found by FUZZ_SEED=90210417 sequence 2457 (chaos) at 77d221a, both stores: a CONNECT, a PUBLISH on a wildcard
     // topic and a second (garbled) CONNECT, all before CONNACK. aedes handles what it queued once connected; the PUBLISH
     // closes the connection, and aedes still hands the queued CONNECT to preConnect, on the closed client.

@@ -33,7 +33,12 @@ function intEnv(name: string, fallback: number): number {
   if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number, not ${JSON.stringify(value)}`);
   return Number(value);
 }
-const SEED = intEnv('FUZZ_SEED', randomInt(2 ** 31));
+/**
+ * CI replays one known seed, so that a red run names a change, not a new draw; a run elsewhere draws a new one, to
+ * explore (docs/development.md). Either is printed, and FUZZ_SEED sets it.
+ */
+const CI_SEED = 5551234;
+const SEED = intEnv('FUZZ_SEED', process.env.CI ? CI_SEED : randomInt(2 ** 31));
 /**
  * Per session store. A shared 2-core machine plays about 26 sequences a second: 800 take about 30 s a store, the
  * whole file about 70 s, under 2 minutes in CI even half as fast. Raise it locally (FUZZ_SEQUENCES=20000).
