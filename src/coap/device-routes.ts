@@ -6,6 +6,8 @@ import { publishOptionsOf } from '../messaging/publish-options';
 import { MessagingService } from '../messaging/service';
 import { QuotaGate } from '../quotas/port';
 import { ApiCallMeter, createApiCallMeter } from '../quotas/api-call-meter';
+import { PUSH_LIMITS } from '../push/codecs';
+import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { SHADOW_LIMITS } from '../shadows/limits';
 import { shadowReply, shadowWriteReply } from '../shadows/replies';
@@ -15,6 +17,7 @@ import { CoapCall, CoapHandler, CoapReply, CoapRoute } from './routes';
 export interface CoapDeviceRoutesDeps {
   messaging: MessagingService;
   shadowService: ShadowService;
+  push: PushService;
   /** The API-call quota of the caller's project (issue 5 §5); none when absent. */
   quotas?: QuotaGate;
 }
@@ -30,15 +33,21 @@ function jsonOf({ contentFormat, payload }: CoapCall): unknown {
 }
 
 /** The CoAP device API: the REST routes of netpie reference §4, with the same use cases and rules. */
-export function coapDeviceRoutes({ messaging, shadowService, quotas }: CoapDeviceRoutesDeps): CoapRoute[] {
-  const publish: CoapHandler = async ({ caller, rest, payload, contentFormat, query }) => {
-    const topic = rest.join('/');
-    if (topic === '') throw new AppError('INVALID_TOPIC', 'no topic: use /message/{any}/{topic}');
-    // A named Content-Format is the message's MQTT 5 Content Type, as REST's Content-Type is (docs/coap.md).
-    const properties = typeof contentFormat === 'string' ? messagePropertiesFromText({ 'content-type': contentFormat }, payload) : undefined;
-    await messaging.publishMessage(caller, topic, payload, { ...publishOptionsOf(query.get('qos'), query.get('retain')), properties });
-    return { code: CHANGED, body: { message: `published to @msg/${topic}` } };
-  };
+export function coapDeviceRoutes({ messaging, shadowService, push, quotas }: CoapDeviceRoutesDeps): CoapRoute[] {
+  /** A message's bytes as sent, whatever its Content-Format (docs/coap.md), as REST's message bodies. */
+  const publish =
+    (kind: 'message' | 'private'): CoapHandler =>
+    async ({ caller, rest, payload, contentFormat, query }) => {
+      const topic = rest.join('/');
+      if (topic === '') throw new AppError('INVALID_TOPIC', `no topic: use /${kind}/{topic}`);
+      // A named Content-Format is the message's MQTT 5 Content Type, as REST's Content-Type is (docs/coap.md).
+      const properties = typeof contentFormat === 'string' ? messagePropertiesFromText({ 'content-type': contentFormat }, payload) : undefined;
+      const options = { ...publishOptionsOf(query.get('qos'), query.get('retain')), properties };
+      const published = kind === 'message'
+        ? await messaging.publishMessage(caller, topic, payload, options)
+        : await messaging.publishPrivate(caller, topic, payload, options);
+      return { code: CHANGED, body: { message: `published to ${published}` } };
+    };
 
   const readShadow: CoapHandler = async ({ caller, query }) => ({
     code: CONTENT,
@@ -59,8 +68,15 @@ export function coapDeviceRoutes({ messaging, shadowService, quotas }: CoapDevic
       body: await shadowService.writeBatch(call.caller, call.query.get('alias'), jsonOf(call), merged),
     });
 
+  const pushed: CoapHandler = async (call) => {
+    push.push(call.caller, jsonOf(call));
+    return { code: CHANGED, body: { message: 'push accepted' } };
+  };
+
   const routes: CoapRoute[] = [
-    { path: ['message'], open: true, maxPayloadBytes: MESSAGE_LIMITS.maxPayloadBytes, methods: { PUT: publish } },
+    { path: ['message'], open: true, maxPayloadBytes: MESSAGE_LIMITS.maxPayloadBytes, methods: { PUT: publish('message') } },
+    // Not in NETPIE's CoAP table (reference §4), but REST has it: a device's message to itself, as REST's /private.
+    { path: ['private'], open: true, maxPayloadBytes: MESSAGE_LIMITS.maxPayloadBytes, methods: { PUT: publish('private') } },
     {
       path: ['shadow', 'data'],
       open: false,
@@ -74,6 +90,7 @@ export function coapDeviceRoutes({ messaging, shadowService, quotas }: CoapDevic
       maxPayloadBytes: SHADOW_LIMITS.maxBatchBodyBytes,
       methods: { PUT: writeBatch(true), POST: writeBatch(false) },
     },
+    { path: ['push'], open: false, maxPayloadBytes: PUSH_LIMITS.maxBodyBytes, methods: { PUT: pushed } },
   ];
   if (!quotas) return routes;
   const meter = createApiCallMeter(quotas, Date.now);

@@ -10,6 +10,7 @@ import { CoapUploadLimits } from '../config/limits-config';
 import { AppError, errorBodyOf } from '../core/errors';
 import { MessagingService } from '../messaging/service';
 import { QuotaGate } from '../quotas/port';
+import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { coapCodeOf } from './codes';
 import { coapDeviceRoutes } from './device-routes';
@@ -21,6 +22,7 @@ export interface CoapServerDeps {
   presence: Presence;
   messaging: MessagingService;
   shadowService: ShadowService;
+  push: PushService;
   logger: Logger;
   /** The API-call quota (issue 5 §5); none when absent. */
   quotas?: QuotaGate;

@@ -34,6 +34,8 @@ import { createAedesMessageWatch } from '../mqtt/message-watch';
 import { createMqttPublishLimit } from '../mqtt/publish-limit';
 import { createMqttOverWebSocket, MqttOverWebSocket } from '../mqtt/websocket';
 import { createKeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
+import { createPushService } from '../push/service';
+import { createShadowNotices } from '../shadows/notices';
 import { createShadowService } from '../shadows/service';
 import { createOutboxRelay } from '../timeseries/outbox-relay';
 import { createQuickJsSandbox } from '../timeseries/sandbox/quickjs-sandbox';
@@ -166,13 +168,18 @@ export async function composeService(config: Config, logger: Logger, options: Se
     schemaFor: automation.schemas.schemaFor,
     quotas: automation.quotas,
     onUpdated: automation.runner.shadowUpdated,
+    // `@shadow/data/updated` for every applied write, whatever its transport; the broker is built below.
+    notices: createShadowNotices(() => broker.messages, logger),
   });
+  // `@push` and `PUT /push`: DEVICE.PUSH events for the device's triggers.
+  const push = createPushService({ onPush: automation.runner.pushed });
   // SESSION_STORE: MQTT sessions and retained messages in SQLite (DATA_DIR) or Redis (shared by the cluster).
   const sessionBackend = openSessionBackend(config);
   const broker = await createAedesBroker({
     devices,
     presence,
     shadowService,
+    push,
     logger,
     publishLimit: createMqttPublishLimit(rateLimiter, metrics, logger),
     relay: backbone?.relay,
@@ -210,6 +217,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
     messaging,
     groupTraffic: createGroupTraffic({ bus: broker.messages, watch: createAedesMessageWatch(broker.aedes), now }),
     shadowService,
+    push,
     schemas: automation.schemas,
     quotas: automation.quotas,
     triggers: automation.triggers,
@@ -251,6 +259,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
       presence,
       messaging,
       shadowService,
+      push,
       logger,
       quotas: automation.quotas,
       uploads: config.limits.coapUploads,

@@ -24,6 +24,7 @@ import { httpMetrics } from './http-metrics';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
 import { ServiceLimits } from '../config/limits-config';
+import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { createDataQueries } from '../timeseries/data-queries';
 import { UserTokens } from '../tokens/user-tokens';
@@ -41,6 +42,7 @@ export interface AppDeps
   /** A group's `@msg` traffic for the web console. */
   groupTraffic: GroupTraffic;
   shadowService: ShadowService;
+  push: PushService;
   userTokens: UserTokens;
   metrics: ServiceMetrics;
   rateLimiter: KeyedRateLimiter;

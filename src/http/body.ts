@@ -24,32 +24,43 @@ async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
   }
 }
 
-/** `curl -d` sends a form type unless told otherwise: the commonest 415, so the message says how to fix it. */
-const describeType = (type: string) => (type === 'application/x-www-form-urlencoded' ? `${type} (what curl -d sends)` : type);
+/**
+ * `curl -d` and axios send `application/x-www-form-urlencoded` unless told otherwise, with the body as written: JSON
+ * sent so is read as JSON (docs/device-api.md "Request bodies"), and a body that is not JSON says why.
+ */
+const FORM = 'application/x-www-form-urlencoded';
 
-const JSON_TYPES = ['application/json', 'text/plain'];
+const JSON_TYPES = ['application/json', 'text/plain', FORM];
 
 /**
  * Reads a JSON body; `lenient` also takes single quotes, unquoted keys and comments (KairosDB's Gson reads query
- * bodies so, reference §1). Accepts `application/json` (and `+json` types), `text/plain` (some NETPIE clients send it) or no
- * Content-Type; anything else, such as curl's default form encoding, is 415 with a hint.
+ * bodies so, reference §1). Accepts `application/json` (and `+json` types), `text/plain` (some NETPIE clients send it),
+ * the form type of `curl -d`, or no Content-Type; anything else is 415.
  */
 export async function readJson(ctx: Context, limit: number, syntax: 'strict' | 'lenient' = 'strict'): Promise<unknown> {
   const type = ctx.request.type;
   if (type !== '' && !JSON_TYPES.includes(type) && !type.endsWith('+json')) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `got Content-Type: ${describeType(type)}; ` +
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `got Content-Type: ${type}; ` +
       "accepted: application/json (or a +json type), text/plain, or none: add -H 'Content-Type: application/json'");
   }
-  return parseJson(await readRaw(ctx, limit), syntax);
+  const raw = await readRaw(ctx, limit);
+  try {
+    return parseJson(raw, syntax);
+  } catch (err) {
+    if (type !== FORM || !(err instanceof AppError)) throw err;
+    throw new AppError(err.code, `${err.message} (sent as ${FORM}, as curl -d does; form fields are not read: send JSON)`);
+  }
 }
 
-const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
-
-/** Reads a message body as bytes (spec 2.3: text/plain); form encodings are refused since they would mangle it. */
+/**
+ * Reads a message body as the bytes sent, whatever the type says (docs/device-api.md "Message bodies"): text of any
+ * `text/*` type, JSON, octet-stream, none, and `application/x-www-form-urlencoded`, which curl -d and axios send by
+ * default with the raw text as the body. Only a multipart body is refused: it is an envelope of parts, not a message.
+ */
 export async function readMessage(ctx: Context, limit: number): Promise<Buffer> {
-  if (FORM_TYPES.includes(ctx.request.type)) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `got Content-Type: ${describeType(ctx.request.type)}, which would mangle the ` +
-      `message; accepted: text/plain, or any type but ${FORM_TYPES.join(' and ')}: add -H 'Content-Type: text/plain'`);
+  if (ctx.request.type.startsWith('multipart/')) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `got Content-Type: ${ctx.request.type}, an envelope of parts, not a message; ` +
+      "send the message itself as the body (any other type, e.g. -H 'Content-Type: text/plain')");
   }
   return readRaw(ctx, limit);
 }

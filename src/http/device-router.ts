@@ -10,6 +10,8 @@ import { ServiceMetrics } from '../metrics/service-metrics';
 import { createApiCallMeter } from '../quotas/api-call-meter';
 import { QuotaGate } from '../quotas/port';
 import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
+import { PUSH_LIMITS } from '../push/codecs';
+import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { SHADOW_LIMITS } from '../shadows/limits';
 import { shadowReply, shadowWriteReply } from '../shadows/replies';
@@ -25,6 +27,7 @@ export interface DeviceRouterDeps {
   presence: Presence;
   messaging: MessagingService;
   shadowService: ShadowService;
+  push: PushService;
   /** Per-device buckets, shared with the MQTT broker's publishes. */
   rateLimiter: KeyedRateLimiter;
   metrics: Pick<ServiceMetrics, 'countRateLimitRefusal'>;
@@ -75,9 +78,10 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
     const options = publishOptionsOf(singleQuery(ctx, 'qos'), singleQuery(ctx, 'retain'));
     const payload = await readMessage(ctx, MESSAGE_LIMITS.maxPayloadBytes);
     const properties = messagePropertiesOfRequest(ctx, payload);
-    if (kind === 'message') await messaging.publishMessage(callerOf(ctx), topic, payload, { ...options, properties });
-    else await messaging.publishPrivate(callerOf(ctx), topic, payload, { ...options, properties });
-    ctx.body = { status: 200, message: `published to ${kind === 'message' ? '@msg' : '@private'}/${topic}` };
+    const published = kind === 'message'
+      ? await messaging.publishMessage(callerOf(ctx), topic, payload, { ...options, properties })
+      : await messaging.publishPrivate(callerOf(ctx), topic, payload, { ...options, properties });
+    ctx.body = { status: 200, message: `published to ${published}` };
   };
   for (const kind of ['message', 'private'] as const) {
     router.put(`/${kind}`, publish(kind));
@@ -102,6 +106,12 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   };
   router.put('/shadow/batch', writeBatch(true));
   router.post('/shadow/batch', writeBatch(false));
+
+  // A notification for the device's owner: a DEVICE.PUSH event for its triggers (netpie reference §5.8).
+  router.put('/push', async (ctx) => {
+    deps.push.push(callerOf(ctx), await readJson(ctx, PUSH_LIMITS.maxBodyBytes));
+    ctx.body = { status: 200, message: 'push accepted' };
+  });
 
   return router;
 }

@@ -133,7 +133,8 @@ const MessageOptions = t.partial({
 export function messagePropertiesFromText(text: MessageOptionsText, payload: Buffer): MessageProperties | undefined {
   const options = decodeOrThrow(MessageOptions, text, 'INVALID_MESSAGE_PROPERTY');
   const properties: MessageProperties = {};
-  if (options['content-type'] !== undefined) properties.contentType = options['content-type'];
+  const contentType = options['content-type'];
+  if (contentType !== undefined && !isClientDefault(contentType)) properties.contentType = contentType;
   if (options['x-mqtt-message-expiry'] !== undefined) properties.messageExpiryInterval = options['x-mqtt-message-expiry'];
   if (options['x-mqtt-response-topic'] !== undefined) properties.responseTopic = options['x-mqtt-response-topic'];
   if (options['x-mqtt-correlation-data'] !== undefined) properties.correlationData = options['x-mqtt-correlation-data'];
@@ -158,6 +159,12 @@ function userPropertiesOf(pairs: Pair[]): Record<string, string | string[]> {
   for (const [name, value] of pairs) byName.set(name, [...(byName.get(name) ?? []), value]);
   return Object.fromEntries([...byName].map(([name, values]) => [name, values.length === 1 ? values[0] : values]));
 }
+
+/**
+ * `application/x-www-form-urlencoded` is what curl -d and axios send when told nothing, with the raw message as the
+ * body (docs/device-api.md "Message bodies"): it says nothing of the message, so subscribers are not told it either.
+ */
+const isClientDefault = (contentType: string) => contentType.split(';')[0].trim().toLowerCase() === 'application/x-www-form-urlencoded';
 
 const invalid = (message: string) => new AppError('INVALID_MESSAGE_PROPERTY', message);
 

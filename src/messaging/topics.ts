@@ -54,12 +54,17 @@ export function malformedFilter(filter: string): boolean {
   return levels.some((l, i) => (l.length > 1 && /[+#]/.test(l)) || (l === '#' && i !== levels.length - 1));
 }
 
-/** A REST topic (spec 4.2): the caller writes `{any}/{topic}` without the `@msg` prefix. */
+/**
+ * A REST topic (spec 4.2): the caller writes `{any}/{topic}` without the `@msg` (or `@private`) prefix, which the
+ * service adds. A caller who writes the prefix anyway, as on MQTT, means the same topic: it is dropped once
+ * (docs/decisions.md "REST topics with their prefix"); any other leading `@` is refused.
+ */
 export function restTopic(topic: string, family: Family = MSG): string {
-  if (topic.startsWith('@')) throw new AppError('INVALID_TOPIC', `topic must not start with @: the service adds ${family}/ itself`);
-  const problem = topicProblem(topic, false, family);
+  const given = topic.startsWith(`${family}/`) ? topic.slice(family.length + 1) : topic;
+  if (given.startsWith('@')) throw new AppError('INVALID_TOPIC', `topic must not start with @: the service adds ${family}/ itself`);
+  const problem = topicProblem(given, false, family);
   if (problem) throw new AppError('INVALID_TOPIC', problem);
-  return topic;
+  return given;
 }
 
 const MSG_PREFIX = `${MSG}/`;

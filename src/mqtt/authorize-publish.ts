@@ -4,6 +4,7 @@ import { MESSAGE_LIMITS } from '../messaging/limits';
 import { messagePropertiesOf } from '../messaging/properties';
 import { deviceTopic, internalTopic, MSG, topicProblem } from '../messaging/topics';
 import { publishErrorNotice } from './error-notice';
+import { PUSH_TOPIC, servePush } from './push-topic';
 import { HookContext } from './hook-context';
 import { REASON } from './v5/reason-codes';
 import { disconnecting } from './v5/refusals';
@@ -18,7 +19,7 @@ const SERVED_TOPIC = '$openpie/served';
 const payloadOf = (payload: string | Buffer) => (Buffer.isBuffer(payload) ? payload : Buffer.from(payload));
 
 /**
- * PUBLISH: rate limit, messages quota, shadow requests (served here, never forwarded), then the topic rule
+ * PUBLISH: rate limit, messages quota, shadow requests and `@push` (served here, never forwarded), then the topic rule
  * (`@msg/...` only) and the rewrite into the device's group. An accepted message goes through the message pipeline
  * (message-pipeline.ts: retained, queued for persistent sessions, on the backbone, delivered here) before aedes
  * answers, so PUBACK [MQTT-4.3.2-2] and PUBREC [MQTT-4.3.3-2] are sent only for a message that no crash can lose.
@@ -54,6 +55,12 @@ export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'
       packet.retain = false;
       const replyTo = shadowReplyTo(scope, packet.properties); // MQTT 5 Response Topic, Correlation Data
       return void ctx.shadowTopics.serve(scope, topic, payloadOf(packet.payload), replyTo).then(() => done(null));
+    }
+    if (packet.topic === PUSH_TOPIC) {
+      // Served here like a shadow request: a DEVICE.PUSH event, never forwarded; a bad one is told, not disconnected.
+      packet.topic = SERVED_TOPIC;
+      packet.retain = false;
+      return void servePush(ctx, scope, payloadOf(packet.payload)).then(() => done(null), done);
     }
     const parsed = deviceTopic(packet.topic);
     const problem =

@@ -7,6 +7,7 @@ import { MessageBus, MessageRelay, ShareDistribution } from '../messaging/port';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { SessionSettings } from '../config/session-config';
 import { SessionStore } from '../sessions/port';
+import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { MessagePipeline } from './message-pipeline';
 import { MqttMessageQuota } from './message-quota';
@@ -18,6 +19,8 @@ export interface AedesBrokerDeps {
   devices: DeviceStore;
   presence: Presence;
   shadowService: ShadowService;
+  /** `@push` (push/service.ts). */
+  push: PushService;
   logger: Logger;
   /** The per-device rate limit of publishes; none when absent. */
   publishLimit?: MqttPublishLimit;

@@ -4,7 +4,7 @@ import { AppError, ErrorBody, errorBodyOf } from '../core/errors';
 import { isJsonObject, parseJson } from '../core/json';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { MessageBus } from '../messaging/port';
-import { privateTopic, shadowUpdatedTopic } from '../messaging/topics';
+import { privateTopic } from '../messaging/topics';
 import { AckId } from '../shadows/codecs';
 import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
@@ -67,18 +67,14 @@ export function createShadowTopics({ shadowService, bus, logger }: ShadowTopicsD
       case '@shadow/data/update': {
         const request = parseJsonPayload(payload);
         // Merge is the default over MQTT (reference §3.2); an explicit `merged` wins, as over REST.
-        const { shadow, applied, written, warnings } = await shadowService.writeShadow(device, undefined, request, true);
+        const { applied, warnings, notice } = await shadowService.writeShadow(device, undefined, request, true);
         // A back-dated write changes nothing, so nothing is announced (reference §3.3: no "updated" event); but
         // what the schema converted or dropped is never silent (reference §11.1): it goes to the reply topic.
-        if (!applied) {
+        // An applied one was announced on `@shadow/data/updated` by the shadow service, as every write is.
+        if (!applied || !notice) {
           return warnings.length > 0 || answers ? reply({ deviceid: device.deviceid, applied, ...warningMembers(warnings) }) : undefined;
         }
-        // `data` is what was written after the schema, the `$NEW` side (reference §3.4), so clients can merge it
-        // into their copy; warnings say what the schema changed.
-        const { deviceid, rev, modified, timestamp } = shadow;
-        const updated = { deviceid, data: written, rev, modified, timestamp, ...warningMembers(warnings) };
-        await publishJson(shadowUpdatedTopic(deviceid), updated);
-        return answers ? reply(updated) : undefined;
+        return answers ? reply(notice) : undefined;
       }
       case '@shadow/batch/update': {
         const { response } = await shadowService.writeBatch(device, undefined, parseJsonPayload(payload), true);

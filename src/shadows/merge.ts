@@ -28,3 +28,17 @@ export function overwriteShadowData(data: JsonObject): JsonObject {
 export function applyShadowWrite(current: JsonObject, data: JsonObject, merged: boolean): JsonObject {
   return merged ? mergeShadowData(current, data) : overwriteShadowData(data);
 }
+
+/**
+ * Two merge writes as one (`later` after `earlier`), `null`s kept: what both wrote, as a client merging the result
+ * into its copy of the shadow ends where it would after both.
+ */
+export function combineWrites(earlier: JsonObject, later: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(earlier)) setMember(out, key, value);
+  for (const [key, value] of Object.entries(later)) {
+    const before = Object.prototype.hasOwnProperty.call(out, key) ? out[key] : undefined;
+    setMember(out, key, isJsonObject(value) && isJsonObject(before) ? combineWrites(before, value) : value);
+  }
+  return out;
+}

@@ -1,4 +1,6 @@
+import { JsonObject } from '../core/json';
 import { UsageCharge } from '../quotas/port';
+import { FieldWarning } from '../schema/warnings';
 import { Point } from '../timeseries/point';
 import { Shadow } from './shadow';
 
@@ -39,4 +41,26 @@ export interface StagedWrite {
   /** False, nothing stored, when another writer got there first (as commitShadowWrite's false). */
   committed: boolean;
   durable: Promise<void>;
+}
+
+/**
+ * An applied write of a device's shadow, as the device hears of it on `@shadow/data/updated` (docs/mqtt.md): what was
+ * written (`data`, the `$NEW` side; for an overwrite the whole new document, then `merged: false`) and the shadow's
+ * metadata after it.
+ */
+export interface ShadowNotice {
+  deviceid: string;
+  data: JsonObject;
+  rev: number;
+  modified: number;
+  timestamp: number;
+  merged?: false;
+  warnings?: FieldWarning[];
+  warningsOmitted?: number;
+}
+
+/** Tells a device of every applied write of its shadow, whoever made it and over whichever transport. */
+export interface ShadowNotices {
+  /** Resolves once the notice is handed on; never rejects (a notice lost is logged, the write stands). */
+  announce(notice: ShadowNotice): Promise<void>;
 }

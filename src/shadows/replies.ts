@@ -1,4 +1,7 @@
 import { warningMembers } from '../schema/warnings';
+import { JsonObject } from '../core/json';
+import { FieldWarning } from '../schema/warnings';
+import { ShadowNotice } from './port';
 import { WriteResult } from './service';
 import { Shadow } from './shadow';
 
@@ -13,4 +16,15 @@ export const shadowWriteReply = (result: WriteResult) => ({
   ...shadowReply(result.shadow),
   applied: result.applied,
   ...warningMembers(result.warnings),
+});
+
+/** `@shadow/data/updated` of an applied write (docs/mqtt.md): what it wrote, then the shadow's metadata after it. */
+export const shadowNotice = (after: Shadow, written: JsonObject, merged: boolean, warnings: readonly FieldWarning[]): ShadowNotice => ({
+  deviceid: after.deviceid,
+  data: written,
+  rev: after.rev,
+  modified: after.modified,
+  timestamp: after.timestamp,
+  ...(merged ? {} : { merged: false as const }),
+  ...warningMembers(warnings),
 });

@@ -10,8 +10,9 @@ import { applyOptionalSchema } from '../schema/service';
 import { FieldWarning, warningMembers } from '../schema/warnings';
 import { BatchEnvelope, BatchItem, ShadowWriteRequest } from './codecs';
 import { SHADOW_LIMITS } from './limits';
-import { applyShadowWrite } from './merge';
-import { ShadowStore } from './port';
+import { applyShadowWrite, combineWrites } from './merge';
+import { ShadowNotice, ShadowNotices, ShadowStore } from './port';
+import { shadowNotice } from './replies';
 import { PointRelay } from '../timeseries/outbox-relay';
 import { Point } from '../timeseries/point';
 import { pointsOfWrite } from '../timeseries/shadow-points';
@@ -46,6 +47,11 @@ export interface ShadowDeps {
    * once and never throw: the write is done whatever happens next.
    */
   onUpdated?: (update: ShadowUpdate) => void;
+  /**
+   * Told of every applied write, `trigger:false` ones too, once it is committed, in the order of the shadow's `rev`
+   * (`@shadow/data/updated`); none when absent.
+   */
+  notices?: ShadowNotices;
 }
 
 export interface WriteResult {
@@ -56,6 +62,8 @@ export interface WriteResult {
   written: JsonObject;
   /** Fields the schema converted or dropped (netpie reference §11.1). */
   warnings: FieldWarning[];
+  /** What `@shadow/data/updated` said of it; absent when it was not applied. */
+  notice?: ShadowNotice;
 }
 
 export interface BatchResult {
@@ -73,7 +81,7 @@ export interface BatchResult {
 }
 
 /** Shadow use cases (spec 4.4-4.6), the same for every transport. */
-export function createShadowService({ devices, shadows, relay, now, schemaFor, quotas, onUpdated }: ShadowDeps) {
+export function createShadowService({ devices, shadows, relay, now, schemaFor, quotas, onUpdated, notices }: ShadowDeps) {
   /** The caller itself, or the device of the caller's group named by `alias` (spec 4.4). */
   async function resolveTarget(caller: Device, alias: string | undefined): Promise<Device> {
     if (alias === undefined || alias === caller.alias) return caller;
@@ -145,10 +153,14 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
             : { ...current, data: applyShadowWrite(current.data, outcome.data, merged), rev: current.rev + 1, modified: at, timestamp: ts },
         };
       });
-      if (done.next && req.trigger !== false) {
+      if (!done.next) return { shadow: current, applied: false, written: done.data, warnings: done.warnings };
+      if (req.trigger !== false) {
         onUpdated?.({ device: target, previous: current.data, written: done.data, current: done.next.data, timestamp: ts });
       }
-      return { shadow: done.next ?? current, applied: done.next !== undefined, written: done.data, warnings: done.warnings };
+      // Announced as soon as the write is answered for, so notices leave in the order of the writes.
+      const notice = shadowNotice(done.next, done.data, merged, done.warnings);
+      await notices?.announce(notice);
+      return { shadow: done.next, applied: true, written: done.data, warnings: done.warnings, notice };
     },
 
     /**
@@ -172,6 +184,8 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
         let applied = 0;
         let expressionRuns = 0;
         let newest: ShadowUpdate | undefined;
+        /** What the applied items wrote, as one write: `@shadow/data/updated` tells of a batch once. */
+        let written: JsonObject = {};
         const points: Point[] = [];
         const tagsByPath = new Map<string, Point['tags']>();
         const warnings: FieldWarning[] = [];
@@ -185,6 +199,7 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
           data = applyShadowWrite(data, outcome.data, merged);
           timestamp = item.ts;
           applied++;
+          written = merged ? combineWrites(written, outcome.data) : outcome.data;
           newest = { device: target, previous, written: outcome.data, current: data, timestamp };
         }
         return {
@@ -192,11 +207,13 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
           warnings,
           applied,
           newest,
+          written,
           amounts: { shadowOps: 1, expressionRuns },
           next: applied === 0 ? undefined : { ...current, data, timestamp, rev: current.rev + 1, modified: at },
         };
       });
       if (done.newest && envelope.trigger !== false) onUpdated?.(done.newest);
+      if (done.next) await notices?.announce(shadowNotice(done.next, done.written, merged, done.warnings));
       return {
         deviceid: target.deviceid,
         response: {

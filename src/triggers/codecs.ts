@@ -18,8 +18,11 @@ export const TRIGGER_LIMITS = {
   maxHeaders: 32,
 } as const;
 
-/** The events of netpie reference §8.2; `DEVICE.STATECHANGED`, the usage page's spelling, is read as STATUSCHANGED. */
-export const EVENTS = ['SHADOW.UPDATED', 'DEVICE.STATUSCHANGED'] as const;
+/**
+ * The events of netpie reference §8.2, and DEVICE.PUSH, a device's `@push` or `PUT /push` (issue 18 §4);
+ * `DEVICE.STATECHANGED`, the usage page's spelling, is read as STATUSCHANGED.
+ */
+export const EVENTS = ['SHADOW.UPDATED', 'DEVICE.STATUSCHANGED', 'DEVICE.PUSH'] as const;
 export type EventName = (typeof EVENTS)[number];
 
 export const EventName = new t.Type<EventName, EventName, unknown>(
@@ -35,7 +38,8 @@ export const EventName = new t.Type<EventName, EventName, unknown>(
 /**
  * What conditions and context templates may read (netpie reference §8.1): the shadow sides of a shadow event
  * (`$NEW` what was written, `$PREV` before, `$CUR` after), the status sides of a status event (`$NEW.STATUS`,
- * `$OLD.STATUS`, …; `$PREV` is `$OLD`, `$CUR` is `$NEW`), and the system values. Absent values read as null.
+ * `$OLD.STATUS`, …; `$PREV` is `$OLD`, `$CUR` is `$NEW`), the push of a push event (`$NEW.title`, `$NEW.subtitle`,
+ * `$NEW.body`; `$PREV` empty), and the system values. Absent values read as null.
  */
 export const TRIGGER_VARIABLES: ReadonlySet<string> = new Set([
   '$NEW', '$PREV', '$CUR', '$OLD',

@@ -11,6 +11,7 @@ import { MessageBus } from '../messaging/port';
 import { DEFAULT_PUBLISH } from '../messaging/publish-options';
 import { deviceTopic, groupTopic, MSG, privateTopic } from '../messaging/topics';
 import { QuotaGate } from '../quotas/port';
+import { PushRequest } from '../push/codecs';
 import { ShadowUpdate } from '../shadows/service';
 import { EventHook, EventName, Trigger } from './codecs';
 import { Delivery, DeliveryLog, TriggerStore } from './port';
@@ -162,6 +163,13 @@ export function createTriggerRunner(deps: TriggerRunnerDeps) {
         const device = await devices.getDevice(deviceid);
         if (device) await fire(device, 'DEVICE.STATUSCHANGED', { new: statusSide(online), previous: statusSide(!online), current: statusSide(online), timestamp: at });
       });
+    },
+
+    /** For PushDeps.onPush: fires DEVICE.PUSH triggers, `$NEW` being the push (`title`, `subtitle`, `body`). */
+    pushed(device: Device, push: PushRequest): void {
+      const at = now();
+      const sides = { new: { ...push }, previous: {}, current: { ...push }, timestamp: at };
+      schedule(() => fire(device, 'DEVICE.PUSH', sides));
     },
 
     /** Stops firing, ends webhook retries, and waits for what is under way to be logged. */

@@ -4,13 +4,13 @@ import { EventName } from './codecs';
 
 /** What happened to the device, as the variables of netpie reference §8.1 name its sides. */
 export interface EventSides {
-  /** `$NEW`: what a shadow write stored (its fields only), or `{STATUS, STATUSTEXT}` of a status change. */
+  /** `$NEW`: what a shadow write stored (its fields only), `{STATUS, STATUSTEXT}` of a status change, or a push. */
   new: JsonObject;
   /** `$PREV` (also `$OLD`): the shadow before the write, or the status before the change. */
   previous: JsonObject;
   /** `$CUR`: the shadow after the write; the new status for a status change. */
   current: JsonObject;
-  /** `$TIMESTAMP`: the data time of the write, or the time of the status change. */
+  /** `$TIMESTAMP`: the data time of the write, or the time of the status change or push. */
   timestamp: number;
 }
 

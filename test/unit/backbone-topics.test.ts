@@ -13,8 +13,17 @@ describe('MQTT backbone topics', () => {
     expect(parseBackboneTopic(messageTopic(direct)!)).to.deep.equal({ kind: 'message', internalTopic: direct });
   });
 
-  it('keeps the broker\'s own topics and shadow notices on their node', () => {
-    for (const topic of ['$openpie/served', '$openpie/refused', shadowUpdatedTopic('d1'), 'plain/topic', '$openpie/g/p1/g1/@msg']) {
+  it('carries shadow notices to the node of their device, whichever node took the write (issue 18 §2)', () => {
+    const notice = shadowUpdatedTopic('d1');
+
+    expect(messageTopic(notice)).to.equal('openpie/v1/msg/d/d1/@shadow/data/updated');
+    expect(parseBackboneTopic(messageTopic(notice)!)).to.deep.equal({ kind: 'message', internalTopic: notice });
+    expect(parseBackboneTopic('openpie/v1/msg/d/d1/@shadow/data/updated/x')).to.equal(undefined);
+    expect(parseBackboneTopic('openpie/v1/msg/d//@shadow/data/updated')).to.equal(undefined);
+  });
+
+  it('keeps the broker\'s own topics on their node', () => {
+    for (const topic of ['$openpie/served', '$openpie/refused', '$openpie/d/d1/@shadow/data/get', 'plain/topic', '$openpie/g/p1/g1/@msg']) {
       expect(messageTopic(topic), topic).to.equal(undefined);
     }
   });

@@ -10,8 +10,17 @@ describe('device topics', () => {
     expect(() => restTopic('home/#')).to.throw(/wildcards/);
     expect(() => restTopic('home//lamp')).to.throw(/empty level/);
     expect(() => restTopic('home/')).to.throw(/empty level/);
-    expect(() => restTopic('@msg/home')).to.throw(/must not start with @/);
+    expect(() => restTopic('@shadow/data/update')).to.throw(/must not start with @/);
     expect(() => restTopic('')).to.throw(/empty/);
+  });
+
+  it('reads a REST topic written with its own prefix as the topic without it, once, and refuses the other family', () => {
+    expect(restTopic('@msg/home/lamp')).to.equal('home/lamp');
+    expect(restTopic('@private/inbox', '@private')).to.equal('inbox');
+    expect(() => restTopic('@msg/@msg/home')).to.throw(/must not start with @/);
+    expect(() => restTopic('@private/inbox')).to.throw(/must not start with @/);
+    expect(() => restTopic('@msg/home', '@private')).to.throw(/must not start with @/);
+    expect(() => restTopic('@msg/')).to.throw(/empty/);
   });
 
   it('allows whole-level wildcards in filters only, with # last', () => {

@@ -1,3 +1,5 @@
+import { SHADOW_UPDATED } from '../../messaging/topics';
+
 /**
  * The MQTT backbone's topics (issue 4 §2). Every node subscribes to `openpie/v1/#` and publishes:
  *
@@ -5,6 +7,7 @@
  * |---------------------------------------------|--------------------------------|-----------------------------------------|
  * | `openpie/v1/msg/g/{project}/{group}/@msg/…` | the message                    | a group message (`$openpie/g/…` inside) |
  * | `openpie/v1/msg/d/{deviceid}/@private/…`    | the message                    | a private message (`$openpie/d/…`)      |
+ * | `openpie/v1/msg/d/{deviceid}/@shadow/data/updated` | JSON notice             | a shadow write, for the device's node   |
  * | `openpie/v1/presence/{node}`                | JSON PresenceReport            | the node's device connections           |
  * | `openpie/v1/hello/{node}`                   | empty                          | the node (re)joined: send full reports  |
  * | `openpie/v1/bye/{node}`                     | empty                          | the node left (also its Last Will)      |
@@ -32,19 +35,19 @@ export type BackboneTopic =
   | { kind: 'presence' | 'hello' | 'bye' | 'changed' | 'flush'; node: string }
   | { kind: 'kick'; deviceid: string };
 
-/** `g/{project}/{group}/@msg/{topic}` or `d/{deviceid}/@private/{topic}`: the only internal topics nodes share. */
+/**
+ * `g/{project}/{group}/@msg/{topic}`, `d/{deviceid}/@private/{topic}` or `d/{deviceid}/@shadow/data/updated` (a write
+ * through any node is told to the device wherever it is connected): the only internal topics nodes share.
+ */
 function isSharedScope(scoped: string): boolean {
   const levels = scoped.split('/');
   const filled = (n: number) => levels.slice(0, n).every((l) => l !== '') && levels.length > n;
   if (levels[0] === 'g') return levels[3] === '@msg' && filled(4);
-  if (levels[0] === 'd') return levels[2] === '@private' && filled(3);
+  if (levels[0] === 'd') return (levels[2] === '@private' && filled(3)) || (levels[1] !== '' && scoped === `d/${levels[1]}/${SHADOW_UPDATED}`);
   return false;
 }
 
-/**
- * The backbone topic of an internal one, or undefined for topics that stay on their node: the broker's own
- * (`$openpie/served`) and shadow notices, which only the device that asked, connected here, may receive.
- */
+/** The backbone topic of an internal one, or undefined for topics that stay on their node (`$openpie/served`). */
 export function messageTopic(internalTopic: string): string | undefined {
   if (!internalTopic.startsWith(INTERNAL_ROOT)) return undefined;
   const scoped = internalTopic.slice(INTERNAL_ROOT.length);

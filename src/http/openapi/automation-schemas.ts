@@ -147,7 +147,7 @@ export const AUTOMATION_SCHEMAS: Readonly<Record<string, Schema>> = {
       id: { ...Name, description: 'Absent: the trigger\'s position, from 1.' },
       title: { type: 'string', maxLength: 200 },
       enabled: { type: 'boolean', default: true },
-      event: { enum: ['SHADOW.UPDATED', 'DEVICE.STATUSCHANGED', 'DEVICE.STATECHANGED'], description: 'STATECHANGED is read as STATUSCHANGED.' },
+      event: { enum: ['SHADOW.UPDATED', 'DEVICE.STATUSCHANGED', 'DEVICE.PUSH', 'DEVICE.STATECHANGED'], description: 'STATECHANGED is read as STATUSCHANGED.' },
       condition: { ...Expression, description: 'Over `$NEW`, `$PREV`, `$CUR`, `$OLD` and the system values; absent: always.' },
       action: {
         oneOf: [Name, { type: 'array', minItems: 1, maxItems: TRIGGER_LIMITS.maxActions, items: Name }],
@@ -196,7 +196,7 @@ export const AUTOMATION_SCHEMAS: Readonly<Record<string, Schema>> = {
       projectid: { type: 'string' },
       deviceid: { type: 'string' },
       triggerid: Name,
-      event: { enum: ['SHADOW.UPDATED', 'DEVICE.STATUSCHANGED'] },
+      event: { enum: ['SHADOW.UPDATED', 'DEVICE.STATUSCHANGED', 'DEVICE.PUSH'] },
       hook: Name,
       outcome: { enum: ['delivered', 'failed', 'refused', 'skipped', 'quota_exceeded', 'condition_error'] },
       target: { type: 'string', description: 'The hook\'s method and uri (or MESSAGE and topic) as written, holes unfilled.' },

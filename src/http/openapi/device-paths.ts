@@ -14,8 +14,9 @@ const aliasParameter: Parameter = {
   schema: { type: 'string' },
 };
 
-const TOPIC_RULES = 'One or more `/`-separated levels: no `+` or `#`, no empty level, no leading `@`, at most 512 ' +
-  'bytes and 32 levels. The service adds the `@msg/` or `@private/` prefix itself.';
+const TOPIC_RULES = 'One or more `/`-separated levels: no `+` or `#`, no empty level, at most 512 bytes and 32 levels. ' +
+  'The service adds the `@msg/` or `@private/` prefix itself; a topic written with it means the topic without it, and ' +
+  'any other leading `@` is refused.';
 
 /**
  * The route is `/message/*topic` (one or more levels). An OpenAPI path parameter is one segment, so it is
@@ -105,10 +106,12 @@ const retainParameter: Parameter = {
 };
 
 const messageBody: RequestBody = {
-  description: 'Any bytes, passed on as they are (256 KiB at most). Form encodings are refused with 415.',
+  description: 'Any bytes, passed on as they are (256 KiB at most), whatever the Content-Type: a form type (what ' +
+    'curl -d and axios send) is the raw message, not decoded; only multipart bodies are refused with 415.',
   required: false,
   content: {
     'text/plain': { schema: { type: 'string' }, example: 'ON' },
+    'application/x-www-form-urlencoded': { schema: { type: 'string' }, example: 'ON' },
     'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
   },
 };
@@ -214,6 +217,18 @@ export function devicePaths(prefix: string): Paths {
     [`${prefix}/message/{topic}`]: { put: publish('message', topicInPath) },
     [`${prefix}/private`]: { put: publish('private', topicInQuery) },
     [`${prefix}/private/{topic}`]: { put: publish('private', topicInPath) },
+    [`${prefix}/push`]: {
+      put: op('push', {
+        summary: 'Ask for a notification to the device\'s owner',
+        description: 'NETPIE\'s `PUT /push` (and MQTT `@push`): a DEVICE.PUSH event; the device\'s triggers of that event ' +
+          'run their event hooks with the push as `$NEW`. With no such trigger the push goes nowhere. JSON of at most 8 KiB.',
+        requestBody: { required: true, content: jsonBody('PushRequest', { title: 'Door', subtitle: 'Front', body: 'opened at 21:04' }) },
+        responses: {
+          ...success(200, 'Accepted.', 'PushReply', { status: 200, message: 'push accepted' }),
+          ...errorResponses(DEVICE_API_ERRORS, JSON_BODY_ERRORS),
+        },
+      }),
+    },
     [`${prefix}/shadow/data`]: {
       get: op('getShadow', {
         summary: 'Read the shadow',

@@ -80,7 +80,7 @@ describe('CoAP requests the service refuses', () => {
   describe('paths and methods', () => {
     it('answers 4.04 ROUTE_NOT_FOUND for unknown paths, with or without credentials', async () => {
       const anonymous = coapClient(stack.coapUrl);
-      for (const path of ['/', '/shadow', '/shadow/data/extra', '/v2/device/shadow/data', '/private/a', '/status']) {
+      for (const path of ['/', '/shadow', '/shadow/data/extra', '/v2/device/shadow/data', '/pushes', '/status']) {
         expectCoapError(await coap('GET', path), '4.04', 404, 'ROUTE_NOT_FOUND');
         expectCoapError(await anonymous('PUT', path, { payload: 'x' }), '4.04', 404, 'ROUTE_NOT_FOUND');
       }

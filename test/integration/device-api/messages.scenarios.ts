@@ -11,7 +11,8 @@ const GRACE_MS = 300;
 const BAD_TOPICS: [string, string][] = [
   ['a + wildcard', 'home/+'],
   ['a # wildcard', 'home/#'],
-  ['a leading @', '@msg/home'],
+  ['a leading @ other than @msg/', '@shadow/home'],
+  ['@msg/ twice', '@msg/@msg/home'],
   ['no topic at all', ''],
   ['more than 32 levels', Array(33).fill('l').join('/')],
   ['more than 512 bytes', 'x'.repeat(520)],

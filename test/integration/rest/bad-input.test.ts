@@ -25,7 +25,7 @@ const badBodies: BadBody[] = [
   { what: 'a JSON number', body: '42', status: 400 },
   { what: 'JSON null', body: 'null', status: 400 },
   { what: 'JSON true', body: 'true', status: 400 },
-  { what: 'a form-encoded body', body: 'data=1', contentType: 'application/x-www-form-urlencoded', status: 415 },
+  { what: 'form fields (curl -d), which are not JSON', body: 'data=1', contentType: 'application/x-www-form-urlencoded', status: 400 },
   { what: 'a multipart body', body: '--x\r\n\r\n{}\r\n--x--', contentType: 'multipart/form-data; boundary=x', status: 415 },
   { what: 'an XML body', body: '<data/>', contentType: 'application/xml', status: 415 },
   { what: 'a body of 1 MiB and more', body: Buffer.alloc(1024 * 1024 + 1, 0x20), status: 413 },

@@ -36,7 +36,8 @@ describe('PUT /v2/device/message', () => {
     ['an empty level in ?topic=', '/v2/device/message?topic=home//lamp'],
     ['a trailing slash', '/v2/device/message/home/lamp/'],
     ['a trailing slash in ?topic=', '/v2/device/message?topic=home/lamp/'],
-    ['a leading @ in ?topic=', '/v2/device/message?topic=%40msg/home'],
+    ['a leading @ other than @msg/ in ?topic=', '/v2/device/message?topic=%40private/home'],
+    ['@msg/ twice in ?topic=', '/v2/device/message?topic=%40msg/%40msg/home'],
     ['an empty ?topic=', '/v2/device/message?topic='],
     ['the topic both in the path and in ?topic=', '/v2/device/message/home/lamp?topic=home/lamp'],
   ];
@@ -59,13 +60,27 @@ describe('PUT /v2/device/message', () => {
     });
   }
 
-  for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz']) {
-    it(`answers 415 UNSUPPORTED_MEDIA_TYPE for a ${type.split(';')[0]} body`, async () => {
-      const sender = await aDevice(stack);
+  it('publishes ?topic=@msg/{topic} on @msg/{topic}, as if written without the prefix NETPIE adds (issue 18 §5)', async () => {
+    const [sender, receiver] = await aGroup(stack, 2);
+    const mqtt = await connectDevice(stack.mqttUrl, receiver);
+    try {
+      await mqtt.subscribeAsync('@msg/#');
+      const arrived = nextMessage(mqtt);
 
-      const res = await asDevice(stack, sender)('PUT', '/v2/device/message/home/lamp', { body: 'state=ON', contentType: type });
+      const res = await asDevice(stack, sender)('PUT', '/v2/device/message?topic=%40msg%2Fled', { body: 'ON' });
 
-      expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
-    });
-  }
+      expect(res.body).to.deep.equal({ status: 200, message: 'published to @msg/led' });
+      expect(await arrived).to.deep.equal({ topic: '@msg/led', payload: 'ON' });
+    } finally {
+      await endAll(mqtt);
+    }
+  });
+
+  it('answers 415 UNSUPPORTED_MEDIA_TYPE for a multipart body (form bodies are the message: rest/content-types)', async () => {
+    const sender = await aDevice(stack);
+
+    const res = await asDevice(stack, sender)('PUT', '/v2/device/message/home/lamp', { body: 'state=ON', contentType: 'multipart/form-data; boundary=xyz' });
+
+    expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
 });

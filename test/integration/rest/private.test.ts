@@ -66,7 +66,7 @@ describe('PUT /v2/device/private', () => {
   for (const [what, path] of [
     ['a wildcard', '/v2/device/private/cmd/+'],
     ['an empty level', '/v2/device/private/cmd//reboot'],
-    ['a leading @', '/v2/device/private/@private/cmd'],
+    ['a leading @ other than @private/', '/v2/device/private/@msg/cmd'],
     ['the topic in the path and in ?topic=', '/v2/device/private/cmd?topic=cmd'],
     ['no topic', '/v2/device/private'],
   ]) {
