@@ -5,7 +5,10 @@ import { parseArgs } from 'node:util';
 export interface AdminCall {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
+  /** Sent as JSON. */
   body?: Record<string, unknown>;
+  /** Sent as it is, with its type (an import file). */
+  raw?: { contentType: string; text: string };
 }
 
 export class UsageError extends Error {}
@@ -13,6 +16,9 @@ export class UsageError extends Error {}
 export const USAGE = `usage: openpie <command> [options]
 
   devices create --project P --group G --alias A [--description D] [--livenessttl S] [--disabled]
+                 [--deviceid ID] [--token T] [--secret S]   (credentials brought along; made when left out)
+  devices import --file FILE [--format csv|json] [--apply]
+                 (a dry run unless --apply: checks every row and prints what would be created)
   devices list [--project P] [--group G]
   devices show <deviceid>
   devices update <deviceid> [--alias A] [--group G] [--enabled true|false] [--banned true|false]
@@ -44,6 +50,11 @@ const OPTIONS = {
   enabled: { type: 'string' },
   banned: { type: 'string' },
   disabled: { type: 'boolean' },
+  deviceid: { type: 'string' },
+  token: { type: 'string' },
+  secret: { type: 'string' },
+  format: { type: 'string' },
+  apply: { type: 'boolean' },
   ttl: { type: 'string' },
   scope: { type: 'string' },
   json: { type: 'string' },
@@ -120,6 +131,20 @@ function jsonBody(values: { json?: string; file?: string }, io: CliIo): Record<s
 
 const enc = encodeURIComponent;
 
+/** An import file as it is: CSV (`.csv` or `--format csv`) or JSON (`{"devices":[…]}`), checked by the service. */
+function importFile(values: { file?: string; format?: string }, io: CliIo): { contentType: string; text: string } {
+  const file = required('file', values.file);
+  const format = values.format ?? (/\.csv$/i.test(file) ? 'csv' : 'json');
+  if (format !== 'csv' && format !== 'json') throw new UsageError('--format must be csv or json');
+  let text: string;
+  try {
+    text = io.readFile(file);
+  } catch (err) {
+    throw new UsageError(`--file ${file}: ${(err as Error).message}`);
+  }
+  return { contentType: format === 'csv' ? 'text/csv' : 'application/json', text };
+}
+
 /** Turns argv (without node and the script) into the admin API call it stands for. */
 export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall {
   let parsed;
@@ -146,8 +171,13 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
           description: v.description,
           livenessttl: integer('livenessttl', v.livenessttl),
           enabled: v.disabled ? false : undefined,
+          deviceid: v.deviceid,
+          token: v.token,
+          secret: v.secret,
         }),
       };
+    case 'devices import':
+      return { method: 'POST', path: `/v2/admin/devices/import${v.apply ? '' : '?dryRun=true'}`, raw: importFile(v, io) };
     case 'devices list': {
       const query = new URLSearchParams(defined({ projectid: v.project, groupid: v.group }) as Record<string, string>);
       return { method: 'GET', path: `/v2/admin/devices${query.size > 0 ? `?${query}` : ''}` };

@@ -12,10 +12,11 @@ async function main(argv: string[]): Promise<number> {
   const call = parseCommand(argv);
   const baseUrl = process.env.OPENPIE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '8080'}`;
   const token = process.env.ADMIN_TOKEN || readTokenFile(process.env.DATA_DIR ?? './data');
+  const body = call.raw ?? (call.body && { contentType: 'application/json', text: JSON.stringify(call.body) });
   const res = await fetch(baseUrl + call.path, {
     method: call.method,
-    headers: { authorization: `Bearer ${token}`, ...(call.body ? { 'content-type': 'application/json' } : {}) },
-    body: call.body ? JSON.stringify(call.body) : undefined,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': body.contentType } : {}) },
+    body: body ? body.text : undefined,
   });
   const text = await res.text();
   const out = text === '' ? JSON.stringify({ status: res.status }) : text;

@@ -50,6 +50,14 @@ export const ERROR_STATUS = {
   /** HTTP: the request body did not arrive within HTTP_BODY_TIMEOUT_MS of the headers; the connection is closed. */
   REQUEST_TIMEOUT: 408,
   ALIAS_TAKEN: 409,
+  /** Admin: a device id given for a new device that another device has (devices/registration.ts). */
+  DEVICE_ID_TAKEN: 409,
+  /** Admin: a token given for a new device that another device holds: a token alone names a device (MQTT without ClientID). */
+  TOKEN_TAKEN: 409,
+  /** Admin: an import with a malformed row; `rowErrors` lists every problem of every row, nothing was written. */
+  IMPORT_INVALID: 400,
+  /** Admin: an import whose rows clash with each other or with devices stored (`rowErrors`); nothing was written. */
+  IMPORT_CONFLICT: 409,
   /** A new retained topic in a group that already keeps RETAINED_PER_GROUP_LIMIT of them (docs/mqtt.md "Persistent sessions"). */
   RETAINED_LIMIT: 409,
   PAYLOAD_TOO_LARGE: 413,

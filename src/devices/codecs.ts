@@ -11,9 +11,42 @@ export const Description = wellFormed(stringMatching('description', /^[^\u0000-\
 /** Seconds, at most 7 days; 0 turns liveness off. */
 export const LivenessTtl = intBetween(0, 604_800);
 
+/**
+ * A device id given by the caller (a ClientID brought from NETPIE): a UUID in lowercase, the form of NETPIE's
+ * ClientIDs and of the ids the service makes. So it stays a valid MQTT ClientID (MQTT 5 refuses ClientIDs of another
+ * form, mqtt/v5/refusals.ts), a URL path segment and a metric name, and never names an Object.prototype member.
+ */
+export const DeviceId = stringMatching('device id', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  'expected a UUID in lowercase, e.g. 777d5c96-4c83-4aa6-a273-5ee7c5f453b1');
+
+const KEY_CHARACTERS = /^[A-Za-z0-9._~-]{16,128}$/;
+/** Fewer different characters than this is a pattern (`aaaa…`, `abab…`), not a key. */
+const KEY_MIN_DISTINCT = 8;
+export const KEY_RULE = '16-128 characters of A-Z a-z 0-9 . _ ~ - with at least 8 different ones';
+
+/**
+ * A token or secret given by the caller. NETPIE's are 32 letters and digits; any URL-unreserved characters (RFC 3986
+ * §2.3) are taken, so a key needs no escaping in `Authorization: Device <id>:<token>`, CoAP's `?auth=` or a topic.
+ * A failure never shows the key (errors reach the caller and could reach a log): only its length.
+ */
+export const DeviceKey = new t.Type<string, string, unknown>(
+  'key',
+  (u): u is string => typeof u === 'string' && isStrongKey(u),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected a string');
+    return isStrongKey(u) ? t.success(u) : t.failure(`<${u.length} characters>`, c, `expected ${KEY_RULE}`);
+  },
+  t.identity,
+);
+
+function isStrongKey(key: string): boolean {
+  return KEY_CHARACTERS.test(key) && new Set(key).size >= KEY_MIN_DISTINCT;
+}
+
+/** `deviceid`, `token` and `secret` are made by the service unless given (moving a fleet from NETPIE, issue 18 §3). */
 export const CreateDeviceRequest = closed(
   { projectid: ScopeId, groupid: ScopeId, alias: Alias },
-  { description: Description, enabled: t.boolean, livenessttl: LivenessTtl },
+  { description: Description, enabled: t.boolean, livenessttl: LivenessTtl, deviceid: DeviceId, token: DeviceKey, secret: DeviceKey },
 );
 export type CreateDeviceRequest = t.TypeOf<typeof CreateDeviceRequest>;
 

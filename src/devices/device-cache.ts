@@ -100,6 +100,7 @@ export function createDeviceCache(store: DeviceStore, options: DeviceCacheOption
     // Only a CONNECT without a ClientID asks by token, once per connection; kept here by token, a record would need a
     // second key to forget when its token is rotated, for little gain.
     findDeviceByToken: (token) => store.findDeviceByToken(token),
+    tokenHolders: (token) => store.tokenHolders(token),
     forget,
     forgetAll() {
       generation++;

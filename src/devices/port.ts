@@ -10,16 +10,24 @@ export interface DeviceFilter {
  * Deleting a device deletes its shadow in the same step.
  */
 export interface DeviceStore {
+  /**
+   * Stores a new device: AppError('DEVICE_ID_TAKEN') when its id is in use, 'ALIAS_TAKEN' as above. An id freed by a
+   * deletion can be used again (a device brought from NETPIE may be imported, deleted and imported again). Tokens are
+   * not checked here: the registry keeps a given token unique (devices/registration.ts).
+   */
   insertDevice(device: Device): Promise<void>;
   getDevice(deviceid: string): Promise<Device | undefined>;
   /** Devices of a project with that alias, at most one per group. */
   findDevicesByAlias(projectid: string, alias: string): Promise<Device[]>;
   /**
    * The device holding this token, for an MQTT CONNECT without a ClientID (mqtt/authenticate.ts). An indexed look-up,
-   * not a scan. Tokens are random keys, unique in practice: should two records ever hold one, it names neither. Kept
+   * not a scan. Tokens are random keys or, given by an operator, kept unique by the registry (registration.ts):
+   * should two records ever hold one, it names neither. Kept
    * behind the port so that storing token digests instead of tokens changes only the adapters.
    */
   findDeviceByToken(token: string): Promise<Device | undefined>;
+  /** The ids of the devices holding this token, at most two (enough to tell "none", "one" and "shared"); indexed. */
+  tokenHolders(token: string): Promise<string[]>;
   listDevices(filter: DeviceFilter): Promise<Device[]>;
   /** Replaces the stored record; false when the device no longer exists. */
   replaceDevice(device: Device): Promise<boolean>;

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors';
 import { CreateDeviceRequest, UpdateDeviceRequest } from './codecs';
 import { generateKey } from './credentials';
 import { Device } from './device';
+import { importDevices, ImportRow } from './import';
 import { DeviceFilter, DeviceStore, SessionControl } from './port';
+import { newDevice, registerDevice } from './registration';
 
 export interface RegistryDeps {
   devices: DeviceStore;
@@ -20,23 +21,15 @@ export function createRegistry({ devices, sessions, now }: RegistryDeps) {
   }
 
   return {
+    /** A new device, with the credentials given (moving a fleet from NETPIE) or new ones. */
     async createDevice(req: CreateDeviceRequest): Promise<Device> {
-      const device: Device = {
-        deviceid: randomUUID(),
-        token: generateKey(),
-        secret: generateKey(),
-        alias: req.alias,
-        groupid: req.groupid,
-        projectid: req.projectid,
-        enabled: req.enabled ?? true,
-        banned: false,
-        description: req.description ?? '',
-        livenessttl: req.livenessttl ?? 0,
-        created: now(),
-      };
-      await devices.insertDevice(device);
+      const device = newDevice(req, now());
+      await registerDevice({ devices, sessions }, device, req.token !== undefined);
       return device;
     },
+
+    /** Many devices at once, all or none (devices/import.ts). */
+    importDevices: (rows: readonly ImportRow[], dryRun: boolean) => importDevices({ devices, sessions, now }, rows, dryRun),
 
     listDevices: (filter: DeviceFilter) => devices.listDevices(filter),
 

@@ -11,6 +11,7 @@ import { Registry } from '../devices/service';
 import { UserTokens } from '../tokens/user-tokens';
 import { adminAuth } from './admin-auth';
 import { ADMIN_BODY_LIMIT, readJson } from './body';
+import { readImportRows } from './import-body';
 
 /**
  * Token lifetime in seconds: up to one year; 24 hours when absent, as NETPIE's own user tokens. `scope` `write` also
@@ -20,6 +21,9 @@ const IssueTokenRequest = closed(
   { projectid: ScopeId },
   { ttl: intBetween(1, 31_536_000), scope: t.keyof({ read: null, write: null }) },
 );
+
+/** `?dryRun=true` checks an import and reports what it would do, writing nothing. */
+const ImportQuery = closed({}, { dryRun: t.keyof({ true: null, false: null }) });
 
 export interface AdminRouterDeps {
   adminToken: string;
@@ -41,6 +45,13 @@ export function adminRouter({ adminToken, registry, presence, userTokens, mqttPo
     const req = decodeOrThrow(CreateDeviceRequest, await readJson(ctx, ADMIN_BODY_LIMIT));
     ctx.status = 201;
     ctx.body = record(await registry.createDevice(req));
+  });
+
+  router.post('/devices/import', async (ctx) => {
+    const dryRun = decodeOrThrow(ImportQuery, { ...ctx.query }, 'INVALID_QUERY').dryRun === 'true';
+    const report = await registry.importDevices(await readImportRows(ctx), dryRun);
+    ctx.status = dryRun ? 200 : 201;
+    ctx.body = report;
   });
 
   router.get('/devices', async (ctx) => {

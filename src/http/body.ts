@@ -9,7 +9,8 @@ import { parseJson } from '../core/json';
  */
 export const ADMIN_BODY_LIMIT = 16 * 1024;
 
-async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
+/** The body's bytes, whatever its type (a caller that reads a type of its own, such as CSV, checks the type itself). */
+export async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
   const read = getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined });
   // The body's deadline (body-deadline.ts): REQUEST_TIMEOUT once it passes.
   const deadline = ctx.state.bodyDeadline as Promise<never> | undefined;

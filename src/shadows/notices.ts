@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 import { MessageBus } from '../messaging/port';
 import { shadowUpdatedTopic } from '../messaging/topics';
-import { ShadowNotices } from './port';
+import { JsonObject } from '../core/json';
+import { FieldWarning, warningMembers } from '../schema/warnings';
+import { ShadowNotice, ShadowNotices } from './port';
+import { Shadow } from './shadow';
 
 /**
  * `@shadow/data/updated` on the bus, so the device hears of it on whichever node it is connected to. At QoS 1: a
@@ -18,3 +21,14 @@ export function createShadowNotices(bus: () => MessageBus, logger: Logger): Shad
         .catch((err: unknown) => logger.warn({ err, deviceid: notice.deviceid, rev: notice.rev }, 'shadow notice not delivered')),
   };
 }
+
+/** `@shadow/data/updated` of an applied write (docs/mqtt.md): what it wrote, then the shadow's metadata after it. */
+export const shadowNotice = (after: Shadow, written: JsonObject, merged: boolean, warnings: readonly FieldWarning[]): ShadowNotice => ({
+  deviceid: after.deviceid,
+  data: written,
+  rev: after.rev,
+  modified: after.modified,
+  timestamp: after.timestamp,
+  ...(merged ? {} : { merged: false as const }),
+  ...warningMembers(warnings),
+});

@@ -1,7 +1,4 @@
 import { warningMembers } from '../schema/warnings';
-import { JsonObject } from '../core/json';
-import { FieldWarning } from '../schema/warnings';
-import { ShadowNotice } from './port';
 import { WriteResult } from './service';
 import { Shadow } from './shadow';
 
@@ -18,13 +15,3 @@ export const shadowWriteReply = (result: WriteResult) => ({
   ...warningMembers(result.warnings),
 });
 
-/** `@shadow/data/updated` of an applied write (docs/mqtt.md): what it wrote, then the shadow's metadata after it. */
-export const shadowNotice = (after: Shadow, written: JsonObject, merged: boolean, warnings: readonly FieldWarning[]): ShadowNotice => ({
-  deviceid: after.deviceid,
-  data: written,
-  rev: after.rev,
-  modified: after.modified,
-  timestamp: after.timestamp,
-  ...(merged ? {} : { merged: false as const }),
-  ...warningMembers(warnings),
-});

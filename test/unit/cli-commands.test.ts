@@ -74,4 +74,25 @@ describe('openpie CLI commands', () => {
       expect(() => parseCommand(['deliveries', 'list', '--project', 'p', '--limit', '-1'])).to.throw(UsageError);
     });
   });
+
+  describe('bringing credentials (issue 18)', () => {
+    const files = { readFile: (path: string) => `contents of ${path}` };
+
+    it('passes given credentials to devices create', () => {
+      expect(parseCommand(['devices', 'create', '--project', 'p', '--group', 'g', '--alias', 'a', '--deviceid', 'id', '--token', 't', '--secret', 's']).body)
+        .to.deep.equal({ projectid: 'p', groupid: 'g', alias: 'a', deviceid: 'id', token: 't', secret: 's' });
+    });
+
+    it('imports a file as it is, a dry run unless --apply, CSV by its extension or --format', () => {
+      expect(parseCommand(['devices', 'import', '--file', 'fleet.csv'], files)).to.deep.equal({
+        method: 'POST', path: '/v2/admin/devices/import?dryRun=true', raw: { contentType: 'text/csv', text: 'contents of fleet.csv' },
+      });
+      expect(parseCommand(['devices', 'import', '--file', 'fleet.json', '--apply'], files)).to.deep.equal({
+        method: 'POST', path: '/v2/admin/devices/import', raw: { contentType: 'application/json', text: 'contents of fleet.json' },
+      });
+      expect(parseCommand(['devices', 'import', '--file', 'export.txt', '--format', 'csv'], files).raw?.contentType).to.equal('text/csv');
+      expect(() => parseCommand(['devices', 'import'], files)).to.throw(UsageError, /--file/);
+      expect(() => parseCommand(['devices', 'import', '--file', 'f', '--format', 'xml'], files)).to.throw(UsageError, /csv or json/);
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { types } from 'cassandra-driver';
 import * as t from 'io-ts';
+import { AppError } from '../../core/errors';
 import { Device } from '../../devices/device';
 import { DeviceFilter, DeviceStore } from '../../devices/port';
 import { BigintNumber, decodeRow } from './cassandra-codecs';
@@ -74,6 +75,7 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
     select: `SELECT ${COLUMNS} FROM ${tables.devices} WHERE deviceid = ?`,
     // Through the index devices_by_token (cassandra-schema.ts); two rows at most tell one holder from a shared token.
     selectByToken: `SELECT ${COLUMNS} FROM ${tables.devices} WHERE "token" = ? LIMIT 2`,
+    tokenHolders: `SELECT deviceid FROM ${tables.devices} WHERE "token" = ? LIMIT 2`,
     insert: `INSERT INTO ${tables.devices} (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
     // Conditional on the name read before, so that a rename never slips past the claims (see replaceDevice).
     replace: `UPDATE ${tables.devices} SET "token" = ?, secret = ?, alias = ?, groupid = ?, enabled = ?, banned = ?,
@@ -81,6 +83,8 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
     remove: `DELETE FROM ${tables.devices} WHERE deviceid = ? IF alias = ? AND groupid = ?`,
     // rev 0: a shadow never written, which writes can compare-and-set (cassandra-shadow-store.ts).
     createShadow: `INSERT INTO ${tables.shadows} (deviceid, rev, tail) VALUES (?, 0, minTimeuuid(0)) IF NOT EXISTS`,
+    // The partition a deleted device left (rev null, its `tail` and outbox rows kept): its id is used again.
+    reviveShadow: `UPDATE ${tables.shadows} SET rev = 0 WHERE deviceid = ? IF rev = null`,
     // The outbox rows and `tail` stay: points a write queued still go to the time-series store.
     removeShadow: `DELETE rev, data, modified, data_time FROM ${tables.shadows} WHERE deviceid = ? IF rev != null`,
   };
@@ -103,19 +107,27 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
     return devices.filter((d, i): d is Device => d !== undefined && holds(d, claims[i]));
   }
 
-
   return {
+    /**
+     * The name is claimed, then the shadow partition (a live one means the id is in use: both conditional, so of two
+     * writers of one id one wins), then the record.
+     */
     insertDevice: translated('register device', async (device: Device) => {
-      const inUse = new Error(`device id ${device.deviceid} is already in use`);
+      const inUse = new AppError('DEVICE_ID_TAKEN', `device id ${device.deviceid} is already in use`);
       if (await getDevice(device.deviceid)) throw inUse;
       const name = nameOf(device);
       const owner = await names.claim(name, device.deviceid);
+      let shadowMade = false;
       try {
-        if (!applied(await client.execute(cql.createShadow, [device.deviceid]))) throw inUse;
+        shadowMade = applied(await client.execute(cql.createShadow, [device.deviceid])) ||
+          applied(await client.execute(cql.reviveShadow, [device.deviceid]));
+        if (!shadowMade) throw inUse;
         const values = [device.deviceid, device.token, device.secret, device.alias, device.groupid, device.projectid,
           device.enabled, device.banned, device.description, device.livenessttl, types.Long.fromNumber(device.created)];
         if (!applied(await client.execute(cql.insert, values))) throw inUse;
       } catch (err) {
+        // A live shadow left without its record would keep the id taken for good (ids can be given, and reused).
+        if (shadowMade) await quietly(() => client.execute(cql.removeShadow, [device.deviceid]));
         await quietly(() => names.release(name, owner));
         throw err;
       }
@@ -131,6 +143,9 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
       const rows = (await client.execute(cql.selectByToken, [token])).rows;
       return rows.length === 1 ? decodeRow(DeviceRow, rows[0]) : undefined;
     }),
+
+    tokenHolders: translated('find token holders', async (token: string) =>
+      (await client.execute(cql.tokenHolders, [token])).rows.map((row) => String(row.get('deviceid')))),
 
     findDevicesByAlias: translated('find devices by alias', async (projectid: string, alias: string) => {
       const claims = (await names.byAlias(projectid, alias)).sort(byName);

@@ -32,8 +32,8 @@ const MIGRATIONS = [
      points TEXT NOT NULL
    );`,
   // Shadow schemas (issue 5 §3): a device's own or a group's default; the body is the schema JSON. No foreign key to
-  // devices: with STORE=cassandra the registry is not here. A deleted device's rows are never read again (ids are
-  // random UUIDs, never reused).
+  // devices: with STORE=cassandra the registry is not here. A deleted device's rows stay, and apply again should its
+  // id be registered anew (ids can be given, issue 18: docs/moving-from-netpie.md "Reused ids").
   `CREATE TABLE schemas (
      owner TEXT PRIMARY KEY,
      deviceid TEXT,

@@ -27,9 +27,11 @@ const toDevice = (row: unknown): Device => {
 const toRow = (d: Device) => ({ ...d, enabled: d.enabled ? 1 : 0, banned: d.banned ? 1 : 0 });
 
 function translate(err: unknown, device: Device): never {
-  if (err instanceof Error && 'code' in err && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+  const code = err instanceof Error && 'code' in err ? err.code : undefined;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
     throw new AppError('ALIAS_TAKEN', `alias "${device.alias}" is already used in group ${device.groupid}`);
   }
+  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new AppError('DEVICE_ID_TAKEN', `device id ${device.deviceid} is already in use`);
   throw err;
 }
 
@@ -47,6 +49,7 @@ export function createSqliteDeviceStore(db: Database): DeviceStore {
   const byAlias = db.prepare('SELECT * FROM devices WHERE projectid = ? AND alias = ?');
   // Two rows at most: enough to tell one holder from a shared token (devices_by_token, sqlite-database.ts).
   const byToken = db.prepare('SELECT * FROM devices WHERE token = ? LIMIT 2');
+  const holders = db.prepare('SELECT deviceid FROM devices WHERE token = ? LIMIT 2').pluck();
   const remove = db.prepare('DELETE FROM devices WHERE deviceid = ?');
   const list = db.prepare(
     `SELECT * FROM devices WHERE (@projectid IS NULL OR projectid = @projectid) AND (@groupid IS NULL OR groupid = @groupid)
@@ -71,6 +74,9 @@ export function createSqliteDeviceStore(db: Database): DeviceStore {
     async findDeviceByToken(token) {
       const rows = byToken.all(token);
       return rows.length === 1 ? toDevice(rows[0]) : undefined;
+    },
+    async tokenHolders(token) {
+      return holders.all(token) as string[];
     },
     async listDevices(filter: DeviceFilter) {
       return list.all({ projectid: filter.projectid ?? null, groupid: filter.groupid ?? null }).map(toDevice);

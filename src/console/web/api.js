@@ -13,12 +13,14 @@ export class ApiError extends Error {
    * @param {number} status HTTP status; 0 when the service could not be reached
    * @param {string} code the stable code of the error body, e.g. DEVICE_NOT_FOUND
    * @param {string} message
+   * @param {any} [body] the whole error body, e.g. an import's `rowErrors`
    */
-  constructor(status, code, message) {
+  constructor(status, code, message, body) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    this.body = body;
   }
 }
 
@@ -41,6 +43,7 @@ export function tokenRefused() {
 /**
  * @typedef {object} CallOptions
  * @property {unknown} [body] sent as JSON
+ * @property {{type: string, text: string}} [raw] sent as it is, with its type (an import file)
  * @property {string | null} [token] a bearer token
  * @property {AbortSignal} [signal]
  */
@@ -51,14 +54,15 @@ export function tokenRefused() {
  * @param {CallOptions} [options]
  * @returns {Promise<any>} the parsed JSON body, or undefined for an empty one
  */
-async function call(method, path, { body, token, signal } = {}) {
+async function call(method, path, { body, raw, token, signal } = {}) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const sent = raw ?? (body === undefined ? undefined : { type: 'application/json', text: JSON.stringify(body) });
+  if (sent) headers['content-type'] = sent.type;
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal, cache: 'no-store' });
+    res = await fetch(path, { method, headers, body: sent?.text, signal, cache: 'no-store' });
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new ApiError(0, 'UNREACHABLE', 'the service cannot be reached');
@@ -71,7 +75,7 @@ async function call(method, path, { body, token, signal } = {}) {
   } catch {
     json = undefined;
   }
-  if (!res.ok) throw new ApiError(res.status, json?.code ?? `HTTP_${res.status}`, json?.message ?? res.statusText);
+  if (!res.ok) throw new ApiError(res.status, json?.code ?? `HTTP_${res.status}`, json?.message ?? res.statusText, json);
   return json;
 }
 

@@ -3,6 +3,7 @@ import { adminToken, forgetAdminToken, onUnauthorized } from './api.js';
 import { deviceView } from './device-view.js';
 import { devicesView } from './devices-view.js';
 import { byId, h } from './dom.js';
+import { importView } from './import-view.js';
 import { loginView } from './login-view.js';
 import { messagesView } from './messages-view.js';
 import { newDeviceView } from './new-device-view.js';
@@ -25,6 +26,7 @@ const ROUTES = [
     projectid: m[1] === undefined ? undefined : decode(m[1]), groupid: m[2] === undefined ? undefined : decode(m[2]),
   })],
   [/^#\/new-device(?:\/([^/]+))?$/, (m) => newDeviceView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
+  [/^#\/import$/, () => importView(main)],
   [/^#\/device\/([^/]+)$/, (m) => deviceView(main, { deviceid: decode(m[1]) })],
   [/^#\/messages\/([^/]+)\/([^/]+)$/, (m) => messagesView(main, { projectid: decode(m[1]), groupid: decode(m[2]) })],
 ];

@@ -10,6 +10,11 @@ const DEVICE = {
   banned: false, description: '', livenessttl: 0, created: 1700000000000, status: 0,
 };
 
+const IMPORTED = {
+  row: 1, deviceid: DEVICE.deviceid, projectid: 'home', groupid: 'lights', alias: 'lamp', enabled: true, description: '',
+  livenessttl: 0, generated: [],
+};
+
 const ADMIN_AUTH_ERRORS: ErrorCode[] = ['MISSING_CREDENTIALS', 'INVALID_CREDENTIALS'];
 const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
@@ -32,11 +37,13 @@ export function adminPaths(): Paths {
     '/v2/admin/devices': {
       post: op('createDevice', {
         summary: 'Provision a device',
-        description: 'The service makes `deviceid`, `token` and `secret`. Projects and groups exist through their devices.',
+        description: 'The service makes `deviceid`, `token` and `secret` unless they are given (credentials brought from ' +
+          'NETPIE, docs/moving-from-netpie.md): a given id must be free, a given token held by no other device. ' +
+          'Projects and groups exist through their devices.',
         requestBody: { required: true, content: jsonBody('CreateDeviceRequest', { projectid: 'home', groupid: 'lights', alias: 'lamp' }) },
         responses: {
           ...success(201, 'The new device record.', 'Device', DEVICE),
-          ...errorResponses(ADMIN_AUTH_ERRORS, BODY_ERRORS, ['ALIAS_TAKEN']),
+          ...errorResponses(ADMIN_AUTH_ERRORS, BODY_ERRORS, ['ALIAS_TAKEN', 'DEVICE_ID_TAKEN', 'TOKEN_TAKEN']),
         },
       }),
       get: op('listDevices', {
@@ -52,6 +59,35 @@ export function adminPaths(): Paths {
         responses: {
           ...success(200, 'The devices.', 'DeviceList', { devices: [DEVICE], total: 1 }),
           ...errorResponses(ADMIN_AUTH_ERRORS, ['INVALID_QUERY']),
+        },
+      }),
+    },
+    '/v2/admin/devices/import': {
+      post: op('importDevices', {
+        summary: 'Register many devices at once, all or none',
+        description: 'JSON `{"devices":[…]}`, each as the body of `POST /v2/admin/devices`, or CSV (`Content-Type: text/csv`) ' +
+          'with a header row naming the columns. Every row is checked, against the others and the stored devices, before ' +
+          'anything is written; any problem refuses the whole import with every problem of every row in `rowErrors`. ' +
+          'At most 10,000 rows and 4 MiB. The answer repeats no credential that was given; those the service made appear ' +
+          'in it, once. See docs/moving-from-netpie.md.',
+        parameters: [{
+          name: 'dryRun', in: 'query', required: false, description: '`true`: check and report, write nothing.',
+          schema: { enum: ['true', 'false'], default: 'false' },
+        }],
+        requestBody: {
+          required: true,
+          content: {
+            ...jsonBody('ImportRequest', { devices: [{ deviceid: DEVICE.deviceid, token: DEVICE.token, secret: DEVICE.secret, projectid: 'home', groupid: 'lights', alias: 'lamp' }] }),
+            'text/csv': {
+              schema: { type: 'string' },
+              example: `deviceid,token,secret,projectid,groupid,alias\n${DEVICE.deviceid},${DEVICE.token},${DEVICE.secret},home,lights,lamp\n`,
+            },
+          },
+        },
+        responses: {
+          ...success(200, 'A dry run: what the import would create.', 'ImportReport', { dryRun: true, count: 1, devices: [IMPORTED] }),
+          ...success(201, 'The devices created.', 'ImportReport', { dryRun: false, count: 1, devices: [IMPORTED] }),
+          ...errorResponses(ADMIN_AUTH_ERRORS, BODY_ERRORS, ['INVALID_QUERY', 'IMPORT_INVALID', 'IMPORT_CONFLICT']),
         },
       }),
     },

@@ -44,6 +44,22 @@ export const ErrorSchema: Schema = {
     used: { type: 'integer', description: '`QUOTA_EXCEEDED` only: how much of it is used this month.' },
     resetsAt: { type: 'string', format: 'date-time', description: '`QUOTA_EXCEEDED` only: when the quota refills (the next month, UTC).' },
     dropped: { type: 'integer', description: '`MESSAGES_DROPPED` only (an MQTT notice, never an HTTP answer): messages dropped.' },
+    rowErrors: {
+      type: 'array',
+      description: '`IMPORT_INVALID` and `IMPORT_CONFLICT` only: every problem of every row; nothing was written.',
+      items: {
+        type: 'object',
+        required: ['row', 'field', 'code', 'message'],
+        additionalProperties: false,
+        properties: {
+          row: { type: 'integer', minimum: 1, description: 'The device\'s place in the import, the first being 1.' },
+          line: { type: 'integer', minimum: 2, description: 'CSV only: the line the row starts on (the header is line 1).' },
+          field: { type: ['string', 'null'], description: 'The column or member at fault; null for the row as a whole.' },
+          code: { type: 'string', enum: ERROR_CODES },
+          message: { type: 'string' },
+        },
+      },
+    },
   },
 };
 
@@ -82,11 +98,15 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   METHOD_NOT_ALLOWED: 'method not allowed on this path',
   REQUEST_TIMEOUT: 'the request body did not arrive within 30000 ms (HTTP_BODY_TIMEOUT_MS)',
   ALIAS_TAKEN: 'alias "lamp" is already used in group lights',
+  DEVICE_ID_TAKEN: 'device id 777d5c96-4c83-4aa6-a273-5ee7c5f453b1 is already in use',
+  TOKEN_TAKEN: 'another device holds this token',
+  IMPORT_INVALID: '1 of 120 rows is malformed; nothing was imported',
+  IMPORT_CONFLICT: '2 of 120 rows clash with devices stored or with other rows; nothing was imported',
   RETAINED_LIMIT: 'this group already keeps 1000 retained messages; clear one (publish an empty retained message) first',
   PAYLOAD_TOO_LARGE: 'body is larger than 262144 bytes',
   SHADOW_TOO_LARGE: 'shadow would be 70012 bytes; the limit is 65536',
   QUERY_TOO_LARGE: 'the answer would hold more than 1000000 points (QUERY_MAX_POINTS_RETURNED): narrow the range, use a larger sampling or fewer groups',
-  UNSUPPORTED_MEDIA_TYPE: "got Content-Type: application/x-www-form-urlencoded (what curl -d sends); accepted: application/json (or a +json type), text/plain, or none: add -H 'Content-Type: application/json'",
+  UNSUPPORTED_MEDIA_TYPE: "got Content-Type: application/xml; accepted: application/json (or a +json type), text/plain, or none: add -H 'Content-Type: application/json'",
   RATE_LIMITED: 'this device is over its limit of 20 requests per second (bursts of 40); retry after 1 s',
   MESSAGES_DROPPED: '12 queued messages were dropped while this device was away: a session queues at most 1000',
   QUOTA_EXCEEDED: 'project home has used its monthly quota of 500000 shadow operations (shadowOps); it refills at 2025-02-01T00:00:00.000Z',
@@ -112,6 +132,8 @@ const EXTRA_MEMBERS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   },
   TOO_MANY_QUERIES: { retryAfter: 1 },
   MESSAGES_DROPPED: { dropped: 12 },
+  IMPORT_INVALID: { rowErrors: [{ row: 7, line: 8, field: 'token', code: 'INVALID_BODY', message: 'expected 16-128 characters of A-Z a-z 0-9 . _ ~ - with at least 8 different ones' }] },
+  IMPORT_CONFLICT: { rowErrors: [{ row: 3, line: 4, field: 'alias', code: 'ALIAS_TAKEN', message: 'alias "lamp" is also in row 1 (group lights)' }] },
   QUOTA_EXCEEDED: { quota: 'shadowOps', limit: 500000, used: 500000, resetsAt: '2025-02-01T00:00:00.000Z', retryAfter: 86400 },
 };
 

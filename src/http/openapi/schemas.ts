@@ -14,6 +14,17 @@ const Alias: Schema = {
   type: 'string', minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$',
   description: '1-128 characters, not blank, no control characters; unique in its group.',
 };
+/** The codecs' DeviceId and DeviceKey (devices/codecs.ts); "8 different characters" is checked by the service only. */
+const GivenDeviceId: Schema = {
+  type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+  description: 'A ClientID brought along: a UUID in lowercase. Made by the service when absent.',
+};
+const KEY_PATTERN = '^[A-Za-z0-9._~-]{16,128}$';
+const GivenKey = (what: string): Schema => ({
+  type: 'string', pattern: KEY_PATTERN,
+  description: `${what} brought along: 16-128 characters of \`A-Z a-z 0-9 . _ ~ -\`, at least 8 different ones. ` +
+    'Made by the service (32 letters and digits) when absent.',
+});
 const Description: Schema = { type: 'string', maxLength: 1024 };
 const LivenessTtl: Schema = { type: 'integer', minimum: 0, maximum: 604_800, description: 'Seconds; 0 = off.' };
 const Millis: Schema = { type: 'integer', description: 'Epoch milliseconds.' };
@@ -48,9 +59,9 @@ const Device: Schema = {
     'livenessttl', 'created', 'status'],
   additionalProperties: false,
   properties: {
-    deviceid: { type: 'string', format: 'uuid', description: 'ClientID: made by the service.' },
-    token: { type: 'string', pattern: '^[A-Za-z0-9]{32}$' },
-    secret: { type: 'string', pattern: '^[A-Za-z0-9]{32}$', description: 'MQTT password (may also be left empty).' },
+    deviceid: { type: 'string', format: 'uuid', description: 'ClientID: made by the service, or given when the device was created.' },
+    token: { type: 'string', pattern: KEY_PATTERN, description: 'MQTT username; 32 letters and digits when made by the service.' },
+    secret: { type: 'string', pattern: KEY_PATTERN, description: 'MQTT password (may also be left empty).' },
     alias: Alias,
     groupid: ScopeId,
     projectid: ScopeId,
@@ -86,6 +97,22 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     required: ['status', 'message'],
     additionalProperties: false,
     properties: { status: { const: 200 }, message: { type: 'string', examples: ['published to @msg/home/lamp'] } },
+  },
+  PushRequest: {
+    type: 'object',
+    required: ['title', 'body'],
+    additionalProperties: false,
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: 256 },
+      subtitle: { type: 'string', maxLength: 256 },
+      body: { type: 'string', maxLength: 4096 },
+    },
+  },
+  PushReply: {
+    type: 'object',
+    required: ['status', 'message'],
+    additionalProperties: false,
+    properties: { status: { const: 200 }, message: { const: 'push accepted' } },
   },
   Shadow: {
     type: 'object',
@@ -207,6 +234,42 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     properties: {
       projectid: ScopeId, groupid: ScopeId, alias: Alias, description: Description,
       livenessttl: LivenessTtl, enabled: { type: 'boolean', default: true },
+      deviceid: GivenDeviceId, token: GivenKey('Token (MQTT username); held by no other device'), secret: GivenKey('Secret (MQTT password)'),
+    },
+  },
+  ImportRequest: {
+    type: 'object',
+    required: ['devices'],
+    additionalProperties: false,
+    properties: { devices: { type: 'array', minItems: 1, maxItems: 10_000, items: schemaRef('CreateDeviceRequest') } },
+  },
+  ImportReport: {
+    type: 'object',
+    required: ['dryRun', 'count', 'devices'],
+    additionalProperties: false,
+    properties: {
+      dryRun: { type: 'boolean' },
+      count: { type: 'integer', description: 'Devices created, or that a dry run would create.' },
+      devices: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['row', 'projectid', 'groupid', 'alias', 'enabled', 'description', 'livenessttl', 'generated'],
+          additionalProperties: false,
+          properties: {
+            row: { type: 'integer', minimum: 1, description: 'Its place in the import, the first being 1.' },
+            deviceid: { type: 'string', format: 'uuid', description: 'Absent in a dry run when the service is to make it.' },
+            projectid: ScopeId, groupid: ScopeId, alias: Alias, enabled: { type: 'boolean' }, description: Description,
+            livenessttl: LivenessTtl,
+            generated: {
+              type: 'array', items: { enum: ['deviceid', 'token', 'secret'] },
+              description: 'The credentials the service made (or will make) for this device.',
+            },
+            token: { type: 'string', description: 'Only when made by the service, and not in a dry run: shown this once.' },
+            secret: { type: 'string', description: 'Only when made by the service, and not in a dry run: shown this once.' },
+          },
+        },
+      },
     },
   },
   UpdateDeviceRequest: {

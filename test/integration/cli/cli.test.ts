@@ -67,6 +67,37 @@ describe('openpie CLI against a running service', () => {
     expect(JSON.parse(refused.stderr)).to.include({ status: 400, code: 'WEBHOOK_ADDRESS_REFUSED' });
   });
 
+  it('creates a device with the credentials it brings, and imports a CSV file: a dry run first, then --apply', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { randomUUID } = await import('node:crypto');
+    const key = () => randomUUID().replaceAll('-', '');
+    const own = { deviceid: randomUUID(), token: key(), secret: key() };
+    const created = JSON.parse((await cli('devices', 'create', '--project', 'p3', '--group', 'g1', '--alias', 'moved',
+      '--deviceid', own.deviceid, '--token', own.token, '--secret', own.secret)).stdout);
+    const dir = mkdtempSync(join(tmpdir(), 'openpie-cli-'));
+    const file = join(dir, 'fleet.csv');
+    const imported = { deviceid: randomUUID(), token: key(), secret: key() };
+    writeFileSync(file, `clientid,token,secret,projectid,groupid,alias\n${imported.deviceid},${imported.token},${imported.secret},p3,g1,lamp\n`);
+    const clashing = join(dir, 'clash.json');
+    writeFileSync(clashing, JSON.stringify({ devices: [{ projectid: 'p3', groupid: 'g1', alias: 'moved' }] }));
+
+    const dryRun = JSON.parse((await cli('devices', 'import', '--file', file)).stdout);
+    const before = JSON.parse((await cli('devices', 'list', '--project', 'p3')).stdout);
+    const applied = JSON.parse((await cli('devices', 'import', '--file', file, '--apply')).stdout);
+    const refused = await cli('devices', 'import', '--file', clashing, '--apply').catch((e) => e);
+
+    expect(created).to.include({ ...own, alias: 'moved' });
+    expect(dryRun).to.deep.include({ dryRun: true, count: 1 });
+    expect(before.total).to.equal(1);
+    expect(applied.devices).to.deep.equal([{ row: 1, deviceid: imported.deviceid, projectid: 'p3', groupid: 'g1', alias: 'lamp',
+      enabled: true, description: '', livenessttl: 0, generated: [] }]);
+    expect(refused.code).to.equal(1);
+    expect(JSON.parse(refused.stderr)).to.deep.include({ code: 'IMPORT_CONFLICT', rowErrors: [
+      { row: 1, field: 'alias', code: 'ALIAS_TAKEN', message: 'alias "moved" is already used in group g1' },
+    ] });
+  });
+
   it('exits with 2 and the usage on a bad command', async () => {
     const err = await cli('devices', 'fly').catch((e) => e);
     expect(err.code).to.equal(2);

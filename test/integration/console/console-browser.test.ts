@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
 import { MqttClient } from 'mqtt';
 import type { Page } from 'playwright-core';
 import { aDevice, TestDevice } from '../../helpers/devices';
@@ -201,6 +202,24 @@ describe('the web console in headless Chromium', function () {
     await page.locator('#publish-error:not(:empty)').waitFor();
     expect(await textOf('#publish-error')).to.contain('INVALID_TOPIC');
     await shot('09-published');
+  });
+
+  it('imports a CSV file: the dry run lists the device, then Import creates it with the ClientID brought along', async () => {
+    const deviceid = randomUUID();
+    const csv = `clientid,token,secret,projectid,groupid,alias\n${deviceid},Tk${randomUUID().replaceAll('-', '')},Sc${randomUUID().replaceAll('-', '')},${sensor.projectid},imported,moved\n`;
+    await page.goto(`${stack.baseUrl}/console#/import`);
+    await page.locator('#import-form').waitFor();
+
+    await page.setInputFiles('#import-file', { name: 'fleet.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.click('#import-check');
+    await page.locator('#import-report').waitFor();
+    expect(await textOf('#import-report-heading')).to.equal('1 devices would be created');
+    expect((await stack.admin('GET', `/v2/admin/devices/${deviceid}`)).status).to.equal(404);
+    await page.click('#import-apply');
+    await page.locator('#import-report-heading', { hasText: '1 devices created' }).waitFor();
+
+    expect((await stack.admin('GET', `/v2/admin/devices/${deviceid}`)).body).to.include({ alias: 'moved', groupid: 'imported' });
+    await shot('10-imported');
   });
 
   it('logs out, forgetting the token', async () => {

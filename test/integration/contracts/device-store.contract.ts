@@ -59,6 +59,32 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
         expect(await stores.devices.findDevicesByAlias(first.projectid, first.alias)).to.deep.equal([first]);
       });
 
+      it('refuses a device id already stored with DEVICE_ID_TAKEN, and keeps the first device and its alias free', async () => {
+        const first = aDeviceRecord();
+        await stores.devices.insertDevice(first);
+        const second = aDeviceRecord({ deviceid: first.deviceid });
+
+        const err = await rejectionOf(stores.devices.insertDevice(second));
+
+        expect(codeOf(err)).to.equal('DEVICE_ID_TAKEN');
+        expect(await stores.devices.getDevice(first.deviceid)).to.deep.equal(first);
+        expect(await stores.devices.findDevicesByAlias(second.projectid, second.alias)).to.deep.equal([]);
+      });
+
+      it('stores a device under the id of a deleted one, with a shadow of its own (ids can be given, issue 18)', async () => {
+        const gone = aDeviceRecord();
+        await stores.devices.insertDevice(gone);
+        const written = { deviceid: gone.deviceid, data: { old: 1 }, rev: 1, modified: 1, timestamp: 1 };
+        expect(await stores.shadows.commitShadowWrite({ shadow: written, expectedRev: 0, points: [] })).to.equal(true);
+        await stores.devices.deleteDevice(gone.deviceid);
+        const again = aDeviceRecord({ deviceid: gone.deviceid });
+
+        await stores.devices.insertDevice(again);
+
+        expect(await stores.devices.getDevice(again.deviceid)).to.deep.equal(again);
+        expect(await stores.shadows.readShadow(again.deviceid)).to.equal(undefined);
+      });
+
       it('lets one alias be used once in each group and in each project', async () => {
         const device = aDeviceRecord();
         const otherGroup = aDeviceRecord({ projectid: device.projectid, alias: device.alias });
@@ -145,6 +171,17 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
         await stores.devices.deleteDevice(device.deviceid);
 
         expect(await stores.devices.findDeviceByToken(device.token)).to.equal(undefined);
+      });
+
+      it('tells no holder, one holder and a shared token apart with tokenHolders', async () => {
+        const token = `tok-${randomUUID()}`;
+        const [a, b] = [aDeviceRecord({ token }), aDeviceRecord({ token })];
+
+        expect(await stores.devices.tokenHolders(token)).to.deep.equal([]);
+        await stores.devices.insertDevice(a);
+        expect(await stores.devices.tokenHolders(token)).to.deep.equal([a.deviceid]);
+        await stores.devices.insertDevice(b);
+        expect((await stores.devices.tokenHolders(token)).sort()).to.deep.equal([a.deviceid, b.deviceid].sort());
       });
 
       it('names neither of two devices holding one token (tokens are random; a shared one authenticates nobody)', async () => {

@@ -93,6 +93,16 @@ describe('real responses match the OpenAPI document', () => {
     expectDocumented('POST', '/v2/admin/devices', res);
   });
 
+  it('POST /v2/admin/devices/import: a dry run, an import, and the documented 409 with rowErrors', async () => {
+    const devices = [{ projectid: 'docs', groupid: 'import', alias: 'one' }];
+    const dryRun = await stack.admin('POST', '/v2/admin/devices/import?dryRun=true', { body: { devices } });
+    const done = await stack.admin('POST', '/v2/admin/devices/import', { body: { devices } });
+    const again = await stack.admin('POST', '/v2/admin/devices/import', { body: 'projectid,groupid,alias\ndocs,import,one\n', contentType: 'text/csv' });
+
+    expect([dryRun.status, done.status, again.status]).to.deep.equal([200, 201, 409]);
+    for (const res of [dryRun, done, again]) expectDocumented('POST', '/v2/admin/devices/import', res);
+  });
+
   it('PUT /v2/device/message/{topic} with the levels in one encoded segment, as the explorer sends them', async () => {
     const res = await asSensor('PUT', '/v2/device/message/home%2Flamp', { body: 'ON' });
     expect(res.status).to.equal(200);
