@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openSqliteDatabase } from '../src/adapters/sqlite/sqlite-database';
 import { createSqliteDeviceStore } from '../src/adapters/sqlite/sqlite-device-store';
+import { loadCredentialKey } from '../src/devices/credential-key';
 import { generateKey } from '../src/devices/credentials';
 import type { ScaleClientJob, ScaleClientReport } from './scale-client';
 
@@ -52,7 +53,9 @@ interface Device {
 /** Writes `count` devices straight into a fresh data dir's registry, in one transaction. */
 async function provision(dataDir: string, count: number): Promise<Device[]> {
   const db = openSqliteDatabase(dataDir);
-  const store = createSqliteDeviceStore(db);
+  // The key the service will find in DATA_DIR: the registry keeps digests of the tokens the clients connect with.
+  const { key } = loadCredentialKey(join(dataDir, 'credential-key'), { createIfMissing: true });
+  const store = createSqliteDeviceStore(db, key);
   const devices: Device[] = [];
   db.exec('BEGIN');
   for (let i = 0; i < count; i++) {
@@ -60,7 +63,7 @@ async function provision(dataDir: string, count: number): Promise<Device[]> {
       deviceid: randomUUID(), token: generateKey(), secret: generateKey(), alias: `d${i}`, groupid: `g${Math.floor(i / GROUP_SIZE)}`,
       projectid: 'scale', enabled: true, banned: false, description: '', livenessttl: 0, created: Date.now(),
     };
-    await store.insertDevice(device);
+    await store.insertDevice({ ...device, token: key.digest(device.token), secret: key.digest(device.secret) });
     devices.push(device);
   }
   db.exec('COMMIT');

@@ -5,7 +5,7 @@ import { RunningServer } from './server';
 
 /**
  * What `npm start` prints once the service listens (issue 13 §3): where a person goes next. On stdout as plain text,
- * like the admin token line, not in the JSON log.
+ * beside the JSON log (the generated admin token goes to stderr instead, config/admin-token.ts).
  */
 export function startBanner(config: Config, server: Pick<RunningServer, 'httpPort' | 'mqttPort'>): string {
   const http = reachableBaseUrl(config.host, server.httpPort);

@@ -23,9 +23,13 @@ export const USAGE = `usage: openpie <command> [options]
   devices show <deviceid>
   devices update <deviceid> [--alias A] [--group G] [--enabled true|false] [--banned true|false]
                             [--description D] [--livenessttl S]
-  devices rotate-token <deviceid>
+  devices rotate-token <deviceid>     (a new token, printed this once: a lost one is never shown again)
+  devices rotate-secret <deviceid>    (a new secret, the same way)
   devices delete <deviceid>
+  migrations show
+  migrations complete                 (once every node runs this release: credentials left in plaintext become digests)
   tokens issue --project P [--ttl SECONDS] [--scope read|write]
+  tokens revoke <jti>                 (the token whose jti \`tokens issue\` printed is refused from now on)
   schema show|delete (<deviceid> | --project P --group G)
   schema set (<deviceid> | --project P --group G) (--json JSON | --file FILE)
   triggers show|delete <deviceid>
@@ -34,12 +38,19 @@ export const USAGE = `usage: openpie <command> [options]
   hooks show|delete --project P <name>
   hooks set --project P <name> (--json JSON | --file FILE)
   deliveries list --project P [--device D] [--limit N]
+  operators create <name> --role viewer|operator|admin [--projects P1,P2]
+                 (every project when --projects is left out; the key is printed this once)
+  operators list
+  operators show|delete <name>
+  operators rotate-key <name>         (a new key, printed this once; the old one is refused at once)
+  audit list [--since MS|ISO-TIME] [--limit N] [--actor NAME|bootstrap]
   quotas show --project P [--month YYYY-MM]
   quotas set --project P [--shadow-ops N] [--expression-runs N] [--trigger-runs N] [--messages N] [--api-calls N]
              (replaces every limit: one left out, or "unlimited", has none)
 
 environment: OPENPIE_URL (default http://127.0.0.1:$PORT, PORT default 8080),
-             ADMIN_TOKEN (default: the token kept in $DATA_DIR/admin-token)`;
+             ADMIN_TOKEN (default: the token kept in $DATA_DIR/admin-token),
+             OPENPIE_KEY (an operator key; wins over ADMIN_TOKEN)`;
 
 const OPTIONS = {
   project: { type: 'string' },
@@ -67,6 +78,10 @@ const OPTIONS = {
   'trigger-runs': { type: 'string' },
   messages: { type: 'string' },
   'api-calls': { type: 'string' },
+  role: { type: 'string' },
+  projects: { type: 'string' },
+  since: { type: 'string' },
+  actor: { type: 'string' },
 } as const;
 
 /** The quotas of `quotas set`, by option. */
@@ -199,6 +214,12 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       };
     case 'devices rotate-token':
       return { method: 'POST', path: `${needId()}/token` };
+    case 'devices rotate-secret':
+      return { method: 'POST', path: `${needId()}/secret` };
+    case 'migrations show':
+      return { method: 'GET', path: '/v2/admin/migrations' };
+    case 'migrations complete':
+      return { method: 'POST', path: '/v2/admin/migrations/credential-digests' };
     case 'devices delete':
       return { method: 'DELETE', path: needId() };
     case 'tokens issue':
@@ -207,6 +228,9 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
         path: '/v2/admin/tokens',
         body: defined({ projectid: required('project', v.project), ttl: integer('ttl', v.ttl), scope: v.scope }),
       };
+    case 'tokens revoke':
+      if (id === undefined || rest.length > 0) throw new UsageError(`${noun} ${verb} takes exactly one <jti>`);
+      return { method: 'DELETE', path: `/v2/admin/tokens/${enc(id)}` };
     case 'schema show':
     case 'schema set':
     case 'schema delete': {
@@ -239,6 +263,25 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
     case 'deliveries list': {
       const query = new URLSearchParams(defined({ deviceid: v.device, limit: v.limit === undefined ? undefined : String(integer('limit', v.limit)) }) as Record<string, string>);
       return { method: 'GET', path: `/v2/admin/projects/${enc(required('project', v.project))}/deliveries${query.size > 0 ? `?${query}` : ''}` };
+    }
+    case 'operators create':
+    case 'operators show':
+    case 'operators delete':
+    case 'operators rotate-key': {
+      if (id === undefined || rest.length > 0) throw new UsageError(`${noun} ${verb} takes exactly one <name>`);
+      const path = `/v2/admin/operators/${enc(id)}`;
+      if (verb === 'show') return { method: 'GET', path };
+      if (verb === 'delete') return { method: 'DELETE', path };
+      if (verb === 'rotate-key') return { method: 'POST', path: `${path}/key` };
+      const projects = v.projects === undefined ? undefined : v.projects.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      return { method: 'POST', path: '/v2/admin/operators', body: defined({ name: id, role: required('role', v.role), projects }) };
+    }
+    case 'operators list':
+      return { method: 'GET', path: '/v2/admin/operators' };
+    case 'audit list': {
+      const limit = v.limit === undefined ? undefined : String(integer('limit', v.limit));
+      const query = new URLSearchParams(defined({ since: v.since, limit, actor: v.actor }) as Record<string, string>);
+      return { method: 'GET', path: `/v2/admin/audit${query.size > 0 ? `?${query}` : ''}` };
     }
     case 'quotas show': {
       const query = v.month === undefined ? '' : `?month=${enc(v.month)}`;

@@ -11,7 +11,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const call = parseCommand(argv);
   const baseUrl = process.env.OPENPIE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '8080'}`;
-  const token = process.env.ADMIN_TOKEN || readTokenFile(process.env.DATA_DIR ?? './data');
+  // An operator key (OPENPIE_KEY) acts within its role and projects; ADMIN_TOKEN is the bootstrap key.
+  const token = process.env.OPENPIE_KEY || process.env.ADMIN_TOKEN || readTokenFile(process.env.DATA_DIR ?? './data');
   const body = call.raw ?? (call.body && { contentType: 'application/json', text: JSON.stringify(call.body) });
   const res = await fetch(baseUrl + call.path, {
     method: call.method,

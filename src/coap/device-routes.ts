@@ -4,24 +4,19 @@ import { MESSAGE_LIMITS } from '../messaging/limits';
 import { messagePropertiesFromText } from '../messaging/message-options';
 import { publishOptionsOf } from '../messaging/publish-options';
 import { MessagingService } from '../messaging/service';
-import { QuotaGate } from '../quotas/port';
-import { ApiCallMeter, createApiCallMeter } from '../quotas/api-call-meter';
 import { PUSH_LIMITS } from '../push/codecs';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { SHADOW_LIMITS } from '../shadows/limits';
 import { shadowReply, shadowWriteReply } from '../shadows/replies';
 import { CHANGED, CONTENT } from './codes';
-import { CoapCall, CoapHandler, CoapReply, CoapRoute } from './routes';
+import { CoapCall, CoapHandler, CoapRoute } from './routes';
 
 export interface CoapDeviceRoutesDeps {
   messaging: MessagingService;
   shadowService: ShadowService;
   push: PushService;
-  /** The API-call quota of the caller's project (issue 5 §5); none when absent. */
-  quotas?: QuotaGate;
 }
-
 
 /** JSON bodies are read leniently: NETPIE's own CoAP example sends `{data:{temp:30.4}}`, with unquoted keys. */
 function jsonOf({ contentFormat, payload }: CoapCall): unknown {
@@ -33,7 +28,7 @@ function jsonOf({ contentFormat, payload }: CoapCall): unknown {
 }
 
 /** The CoAP device API: the REST routes of netpie reference §4, with the same use cases and rules. */
-export function coapDeviceRoutes({ messaging, shadowService, push, quotas }: CoapDeviceRoutesDeps): CoapRoute[] {
+export function coapDeviceRoutes({ messaging, shadowService, push }: CoapDeviceRoutesDeps): CoapRoute[] {
   /** A message's bytes as sent, whatever its Content-Format (docs/coap.md), as REST's message bodies. */
   const publish =
     (kind: 'message' | 'private'): CoapHandler =>
@@ -73,7 +68,7 @@ export function coapDeviceRoutes({ messaging, shadowService, push, quotas }: Coa
     return { code: CHANGED, body: { message: 'push accepted' } };
   };
 
-  const routes: CoapRoute[] = [
+  return [
     { path: ['message'], open: true, maxPayloadBytes: MESSAGE_LIMITS.maxPayloadBytes, methods: { PUT: publish('message') } },
     // Not in NETPIE's CoAP table (reference §4), but REST has it: a device's message to itself, as REST's /private.
     { path: ['private'], open: true, maxPayloadBytes: MESSAGE_LIMITS.maxPayloadBytes, methods: { PUT: publish('private') } },
@@ -92,19 +87,4 @@ export function coapDeviceRoutes({ messaging, shadowService, push, quotas }: Coa
     },
     { path: ['push'], open: false, maxPayloadBytes: PUSH_LIMITS.maxBodyBytes, methods: { PUT: pushed } },
   ];
-  if (!quotas) return routes;
-  const meter = createApiCallMeter(quotas, Date.now);
-  return routes.map((route) => ({
-    ...route,
-    methods: Object.fromEntries(Object.entries(route.methods).map(([method, handler]) => [method, handler && metered(meter, handler)])),
-  }));
-}
-
-/** CoAP calls are API calls like REST's (netpie reference §9 meters REST; CoAP is the same API). */
-function metered(meter: ApiCallMeter, handler: CoapHandler): CoapHandler {
-  return (call) => {
-    let reply: CoapReply | undefined;
-    const replyBytes = () => (reply ? Buffer.byteLength(JSON.stringify(reply.body)) : 0);
-    return meter.metered(call.caller.projectid, call.payload.length, async () => (reply = await handler(call)), replyBytes);
-  };
 }

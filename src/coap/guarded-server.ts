@@ -3,10 +3,9 @@ import { Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { parameters, Server, type CoapPacket, type IncomingMessage } from 'coap';
 import { generate } from 'coap-packet';
-import { CoapUploadLimits, DEFAULT_COAP_UPLOAD_LIMITS } from '../config/limits-config';
 import { AppError, toErrorBody } from '../core/errors';
 import { requestTarget } from './routes';
-import { UnfinishedUploads, UploadRefusal } from './unfinished-uploads';
+import { CoapUploadLimits, DEFAULT_COAP_UPLOAD_LIMITS, UnfinishedUploads, UploadRefusal } from './unfinished-uploads';
 
 /** Content-Format application/json (RFC 7252 §12.3). */
 const JSON_FORMAT = Buffer.of(50);
@@ -18,6 +17,13 @@ export interface GuardedServerHooks {
   onBrokenRequest(reason: string, rsinfo: AddressInfo, requestId: string): void;
   /** Caps on unfinished uploads (COAP_UPLOAD_*); the defaults when absent. */
   uploads?: CoapUploadLimits;
+  /**
+   * Checks the credentials of an upload's first block (issue 20 §6): resolves when the caller may hold an upload
+   * slot, rejects with the refusal (an AppError, answered with its CoAP code) otherwise.
+   */
+  admitUpload(packet: CoapPacket, rsinfo: AddressInfo): Promise<void>;
+  /** The CoAP code of a refusal's error, as the server answers it (codes.ts). */
+  refusalOf(err: unknown): { code: string; error: AppError; maxAgeSeconds?: number };
 }
 
 
@@ -71,9 +77,11 @@ export interface KeptReply {
  *   loopback address instead of the sender. Garbage is ignored here (RFC 7252 §4.2 and §4.3 allow it, and it is
  *   never worth a reply); other failures are answered to the sender as 4.00 with the usual JSON error body.
  * - Unfinished uploads (issue 10 §3): node-coap keeps the blocks of any number of them, from anyone, for 247 s
- *   (EXCHANGE_LIFETIME), before any credential is read. Here they are counted per client (UnfinishedUploads): a
- *   block over the client's or the server's caps is answered 4.29 TOO_MANY_UPLOADS, and an upload with no block
- *   for MAX_TRANSMIT_WAIT (93 s: past every retransmission of its last block) is dropped.
+ *   (EXCHANGE_LIFETIME), before any credential is read. Here the first block of an upload is admitted only with
+ *   valid credentials (issue 20 §6: a stranger cannot hold the slots of a device behind the same address); uploads
+ *   are counted per client (UnfinishedUploads): a block over the client's or the server's caps is answered 4.29
+ *   TOO_MANY_UPLOADS, and an upload with no block for MAX_TRANSMIT_WAIT (93 s: past every retransmission of its
+ *   last block) is dropped.
  */
 export class GuardedCoapServer extends Server {
   /** Requests whose upload was cut short, with the limit they passed. */
@@ -81,6 +89,9 @@ export class GuardedCoapServer extends Server {
   /** Long replies by exchange, for their later blocks; each kept as long as node-coap keeps its own copy. */
   private readonly kept = new Map<string, KeptReply>();
   private readonly uploads: UnfinishedUploads;
+  /** Uploads whose first block's credentials are being checked: their retransmissions wait for the answer. */
+  private readonly checking = new Set<string>();
+  private closed = false;
 
   constructor(private readonly hooks: GuardedServerHooks) {
     super({ clientIdentifier: (req) => clientOf(req.rsinfo) });
@@ -130,13 +141,13 @@ export class GuardedCoapServer extends Server {
       } else if (!block1.more) {
         // The last block: node-coap puts the body together and forgets the blocks.
         this.uploads.finish(key);
-      } else if (packet.token?.length) {
-        // node-coap keeps blocks only of uploads with a token (its cache key).
-        const refusal = this.uploads.admit(key, rsinfo.address, offset, packet.payload?.length ?? 0);
-        if (refusal !== undefined) {
-          this.replyWithError(packet, rsinfo, '4.29', uploadRefusalError(refusal), UPLOAD_RETRY_SECONDS);
-          return;
-        }
+      } else if (packet.token?.length && !this.uploads.has(key)) {
+        // A new upload takes a slot only once its credentials are checked, so a stranger cannot hold the slots of
+        // an address (issue 20 §6). node-coap keeps blocks only of uploads with a token (its cache key).
+        this.startUpload(packet, rsinfo, key, offset);
+        return;
+      } else if (packet.token?.length && !this.takeBlock(packet, rsinfo, key, offset)) {
+        return;
       }
     }
     if ((blockOf(packet, 'Block2')?.num ?? 0) > 0 && this.kept.has(exchangeKey(packet, rsinfo))) {
@@ -147,6 +158,36 @@ export class GuardedCoapServer extends Server {
       packet.payload = Buffer.alloc(0);
     }
     super._handle(packet, rsinfo);
+  }
+
+  /** Takes a block of an admitted upload into its client's share; false (and answered 4.29) when over a cap. */
+  private takeBlock(packet: CoapPacket, rsinfo: AddressInfo, key: string, offset: number): boolean {
+    const refusal = this.uploads.admit(key, rsinfo.address, offset, packet.payload?.length ?? 0);
+    if (refusal === undefined) return true;
+    this.replyWithError(packet, rsinfo, '4.29', uploadRefusalError(refusal), UPLOAD_RETRY_SECONDS);
+    return false;
+  }
+
+  /**
+   * The first block of an upload this server does not hold yet: its credentials are checked (each block carries the
+   * request's Uri-Query, RFC 7959 §2.5), then it takes a slot and goes to node-coap; a refusal is answered here and
+   * holds nothing. A retransmission that comes during the check is dropped: the client sends it again, and then
+   * node-coap answers it from its cache of replies.
+   */
+  private startUpload(packet: CoapPacket, rsinfo: AddressInfo, key: string, offset: number): void {
+    if (this.checking.has(key)) return;
+    this.checking.add(key);
+    this.hooks.admitUpload(packet, rsinfo).then(
+      () => {
+        this.checking.delete(key);
+        if (!this.closed && this.takeBlock(packet, rsinfo, key, offset)) super._handle(packet, rsinfo);
+      },
+      (err: unknown) => {
+        this.checking.delete(key);
+        const { code, error, maxAgeSeconds } = this.hooks.refusalOf(err);
+        if (!this.closed) this.replyWithError(packet, rsinfo, code, error, maxAgeSeconds);
+      },
+    );
   }
 
   override _sendError(payload: Buffer, rsinfo: AddressInfo, packet?: CoapPacket): void {
@@ -181,6 +222,7 @@ export class GuardedCoapServer extends Server {
   }
 
   override close(done?: (err?: Error) => void): this {
+    this.closed = true;
     this.kept.clear();
     this.uploads.clear();
     return super.close(done);

@@ -3,29 +3,24 @@ import { createSocket, Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import type { IncomingMessage, OutgoingMessage } from 'coap';
 import type { Logger } from 'pino';
-import { authenticateDevice } from '../devices/authenticate';
-import { DeviceStore } from '../devices/port';
-import { Presence } from '../devices/presence';
-import { CoapUploadLimits } from '../config/limits-config';
+import { Admission } from '../devices/admission';
 import { AppError, errorBodyOf } from '../core/errors';
 import { MessagingService } from '../messaging/service';
-import { QuotaGate } from '../quotas/port';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { coapCodeOf } from './codes';
 import { coapDeviceRoutes } from './device-routes';
 import { GuardedCoapServer, KeptReply } from './guarded-server';
 import { CoapReply, credentialsOf, handlerOf, matchRoute, parseQuery, requestTarget } from './routes';
+import { CoapUploadLimits } from './unfinished-uploads';
 
 export interface CoapServerDeps {
-  devices: DeviceStore;
-  presence: Presence;
+  /** The one way in for devices, as REST's (devices/admission.ts): credentials, rate limit, API-call quota. */
+  admission: Admission;
   messaging: MessagingService;
   shadowService: ShadowService;
   push: PushService;
   logger: Logger;
-  /** The API-call quota (issue 5 §5); none when absent. */
-  quotas?: QuotaGate;
   /** Caps on unfinished block-wise uploads (issue 10, COAP_UPLOAD_*); the defaults when absent. */
   uploads?: CoapUploadLimits;
 }
@@ -46,11 +41,13 @@ interface RequestLog {
 interface Outcome extends KeptReply {
   /** Size1 of a 4.13: the largest payload the path takes (RFC 7959 §4). */
   size1?: number;
+  /** Max-Age of a 4.29: seconds before the client may try again (RFC 8516 §4). */
+  maxAge?: number;
 }
 
 /** The CoAP device API (issue 5 §2, netpie reference §4) over UDP, served by node-coap. */
 export function createCoapServer(deps: CoapServerDeps): CoapServer {
-  const { devices, presence, logger } = deps;
+  const { admission, logger } = deps;
   const routes = coapDeviceRoutes(deps);
   const largest = Math.max(...routes.map((r) => r.maxPayloadBytes));
   const server = new GuardedCoapServer({
@@ -59,34 +56,51 @@ export function createCoapServer(deps: CoapServerDeps): CoapServer {
     onBrokenRequest: (reason, rsinfo, requestId) =>
       logger.info({ requestId, reason, from: rsinfo.address }, 'coap request refused by node-coap'),
     uploads: deps.uploads,
+    // Admission's own credential check (with its guessing limits) on the first block's ?auth=; the rate limit and
+    // presence wait for the whole request, so that an upload counts as one call.
+    admitUpload: async (packet, rsinfo) => {
+      await admission.authenticate('coap', rsinfo.address, credentialsOf(parseQuery(requestTarget(packet.options ?? []).queries)));
+    },
+    refusalOf: (err) => {
+      const body = errorBodyOf(err, (internal) => logger.error({ err: internal }, 'coap upload check failed'));
+      const error = err instanceof AppError ? err : new AppError('INTERNAL', body.message);
+      const retryAfter = error.extra.retryAfter;
+      return { code: coapCodeOf(body.status), error, maxAgeSeconds: typeof retryAfter === 'number' ? retryAfter : undefined };
+    },
   });
   const underWay = new Set<Promise<void>>();
   let socket: Socket | undefined;
   let closing: Promise<void> | undefined;
 
-  /** Route and method, credentials, payload size, then the route's handler: the order of REST's checks. */
+  /**
+   * Route and method, payload size, admission, then the route's handler, metered. The size comes before the
+   * credentials, unlike REST's order: a block past the limit has ended the upload already (guarded-server.ts), and
+   * docs/coap.md promises 4.13 for it whoever sends it; the limits are public, so the answer tells nothing.
+   */
   async function answer(req: IncomingMessage, segments: string[], queries: string[]): Promise<CoapReply> {
     if (closing) throw new AppError('SHUTTING_DOWN', 'the service is stopping');
     const match = matchRoute(routes, segments);
     if (!match) throw new AppError('ROUTE_NOT_FOUND', `no route for ${req.method ?? req.code} /${segments.join('/')}`);
     const handler = handlerOf(match.route, req.method);
-    const query = parseQuery(queries);
-    const { deviceid, token } = credentialsOf(query);
-    const caller = await authenticateDevice(devices, deviceid, token);
-    presence.touched(caller.deviceid);
     const cutShort = server.exceededLimit(req);
     const limit = cutShort ?? match.route.maxPayloadBytes;
     if (cutShort !== undefined || req.payload.length > limit) {
       throw new AppError('PAYLOAD_TOO_LARGE', `body is larger than ${limit} bytes`);
     }
+    const query = parseQuery(queries);
+    const caller = await admission.call('coap', req.rsinfo.address, credentialsOf(query));
     const contentFormat = req.headers['Content-Format'];
-    return handler({
-      caller,
-      rest: match.rest,
-      query,
-      payload: req.payload,
-      contentFormat: typeof contentFormat === 'string' || typeof contentFormat === 'number' ? contentFormat : undefined,
-    });
+    let reply: CoapReply | undefined;
+    const serve = async () =>
+      (reply = await handler({
+        caller,
+        rest: match.rest,
+        query,
+        payload: req.payload,
+        contentFormat: typeof contentFormat === 'string' || typeof contentFormat === 'number' ? contentFormat : undefined,
+      }));
+    const replyBytes = () => (reply ? Buffer.byteLength(JSON.stringify(reply.body)) : 0);
+    return admission.metered(caller, req.payload.length, serve, replyBytes);
   }
 
   /** Size1 of a 4.13 (RFC 7959 §4): the limit the upload went past. */
@@ -101,9 +115,10 @@ export function createCoapServer(deps: CoapServerDeps): CoapServer {
     } catch (err) {
       const body = errorBodyOf(err, (internal) => logger.error({ err: internal, ...log }, 'coap request failed'));
       const size1 = body.code === 'PAYLOAD_TOO_LARGE' ? uploadLimitOf(req, segments) : undefined;
+      const maxAge = err instanceof AppError && typeof err.extra.retryAfter === 'number' ? err.extra.retryAfter : undefined;
       // Error bodies carry a request id, as on REST, to find the request's log line.
       const payload = Buffer.from(JSON.stringify({ ...body, requestId: log.requestId }));
-      return { code: coapCodeOf(body.status), payload, size1 };
+      return { code: coapCodeOf(body.status), payload, size1, maxAge };
     }
   }
 
@@ -121,6 +136,7 @@ export function createCoapServer(deps: CoapServerDeps): CoapServer {
       res.code = outcome.code;
       res.setOption('Content-Format', 'application/json');
       if (outcome.size1 !== undefined) res.setOption('Size1', outcome.size1);
+      if (outcome.maxAge !== undefined) res.setOption('Max-Age', outcome.maxAge);
       res.end(outcome.payload);
     } catch (err) {
       logger.debug({ err, requestId }, 'coap reply not sent');

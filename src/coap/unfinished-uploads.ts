@@ -1,4 +1,17 @@
-import { CoapUploadLimits } from '../config/limits-config';
+/** Caps on CoAP block-wise uploads (RFC 7959 Block1) not finished yet, whose blocks node-coap holds in memory. */
+export interface CoapUploadLimits {
+  /** Unfinished uploads of one client (its IP address). */
+  readonly perClient: number;
+  /** Bytes the unfinished uploads of one client hold. */
+  readonly bytesPerClient: number;
+  /** Bytes all unfinished uploads hold. */
+  readonly bytesTotal: number;
+}
+
+const MiB = 1024 * 1024;
+
+/** COAP_UPLOADS_PER_CLIENT, COAP_UPLOAD_BYTES_PER_CLIENT, COAP_UPLOAD_BYTES_TOTAL when unset. */
+export const DEFAULT_COAP_UPLOAD_LIMITS: CoapUploadLimits = Object.freeze({ perClient: 4, bytesPerClient: 2 * MiB, bytesTotal: 64 * MiB });
 
 /**
  * The block-wise uploads (RFC 7959 Block1) under way, and the bytes of their blocks that node-coap keeps until the
@@ -68,6 +81,11 @@ export class UnfinishedUploads {
     share.bytes += growth;
     this.totalBytes += growth;
     return undefined;
+  }
+
+  /** True while upload `key` holds a slot. */
+  has(key: string): boolean {
+    return this.uploads.has(key);
   }
 
   /** The upload is over (its last block came, or it was cut short): what it held is free again. */

@@ -1,13 +1,10 @@
 import type { Logger } from 'pino';
 import { version } from '../../package.json';
 import { ChangeFeed } from '../cluster/port';
-import { Config } from '../config/config';
 import { DeviceStore } from '../devices/port';
 import { MessageBus } from '../messaging/port';
 import { countBackendErrors } from '../metrics/backend-errors';
 import { ServiceMetrics } from '../metrics/service-metrics';
-import { createMqttMessageQuota } from '../mqtt/message-quota';
-import { createClusterQuotaService } from '../quotas/cluster-quota-service';
 import { QuotaService } from '../quotas/port';
 import { createQuotaService } from '../quotas/service';
 import { cachedSchemaStore } from '../schema/cached-schema-store';
@@ -16,7 +13,7 @@ import { createAddressGuard } from '../triggers/address-guard';
 import { cachedTriggerStore } from '../triggers/cached-trigger-store';
 import { createTriggerRunner } from '../triggers/runner';
 import { createTriggerService } from '../triggers/service';
-import { createWebhookSender } from '../triggers/webhook';
+import { createWebhookSender, WebhookSettings } from '../triggers/webhook';
 import { AutomationStores, StoreBackend } from './store-backend';
 
 export interface AutomationDeps {
@@ -32,7 +29,7 @@ export interface AutomationDeps {
   logger: Logger;
   metrics: ServiceMetrics;
   now: () => number;
-  webhooks: Config['webhooks'];
+  webhooks: WebhookSettings;
   /** The bus of MESSAGE hooks, asked for when a hook runs (the broker is built after the shadow service). */
   bus: () => MessageBus;
 }
@@ -51,20 +48,16 @@ export function createAutomation(deps: AutomationDeps) {
   const cache = { maxAgeMs: deps.sharedStateMaxAgeMs, now };
   const schemaStore = countBackendErrors(backend, stores.schemas, metrics);
   const schemas = createSchemaService({ schemas: cachedSchemaStore(schemaStore, changes, cache), devices });
-  const onRefused = (quota: string) => metrics.countQuotaRefusal(quota);
-  const quotas: QuotaService =
-    stores.quotas.kind === 'local'
-      ? createQuotaService({ store: countBackendErrors(backend, stores.quotas.store, metrics), now, logger, onRefused })
-      : createClusterQuotaService({
-          limits: countBackendErrors(backend, stores.quotas.limits, metrics),
-          ledger: countBackendErrors(backend, stores.quotas.ledger, metrics),
-          node: deps.nodeId,
-          changes,
-          now,
-          logger,
-          onRefused,
-          limitsMaxAgeMs: deps.sharedStateMaxAgeMs,
-        });
+  const quotas: QuotaService = createQuotaService({
+    limits: countBackendErrors(backend, stores.quotas.limits, metrics),
+    ledger: countBackendErrors(backend, stores.quotas.ledger, metrics),
+    node: deps.nodeId,
+    changes,
+    now,
+    logger,
+    onRefused: (quota) => metrics.countQuotaRefusal(quota),
+    limitsMaxAgeMs: deps.sharedStateMaxAgeMs,
+  });
   const triggerStore = countBackendErrors(backend, stores.triggers, metrics);
   const triggers = cachedTriggerStore(triggerStore, changes, cache);
   const deliveries = countBackendErrors(backend, stores.deliveries, metrics);
@@ -82,7 +75,6 @@ export function createAutomation(deps: AutomationDeps) {
   return {
     schemas,
     quotas,
-    messageQuota: createMqttMessageQuota(quotas, logger, now),
     triggers: createTriggerService({ store: triggers, log: deliveries, devices, guard }),
     /** Runs triggers: ShadowDeps.onUpdated and Presence.observe take its methods. */
     runner,

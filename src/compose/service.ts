@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer, Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, Server as TcpServer } from 'node:net';
@@ -14,10 +13,13 @@ import { registerNode } from '../cluster/node-registration';
 import { silentChangeFeed } from '../cluster/port';
 import { SHARED_STATE_MAX_AGE_MS } from '../cluster/read-cache';
 import { CoapServer, createCoapServer } from '../coap/server';
-import { adminLoginHint, resolveAdminToken } from '../config/admin-token';
+import { ADMIN_TOKEN_ADVISED_LENGTH, adminLoginHint, announceGeneratedAdminToken, resolveAdminToken } from '../config/admin-token';
 import { Config } from '../config/config';
+import { prepareDataDir } from '../config/data-dir';
 import { DemoMode, loopbackMqttUrl, reachableBaseUrl, startDemo } from '../demo/demo-mode';
+import { loadCredentialKey } from '../devices/credential-key';
 import { createDeviceCache } from '../devices/device-cache';
+import { createAdmission } from '../devices/admission';
 import { createPresence } from '../devices/presence';
 import { createRegistry } from '../devices/service';
 import { ReadinessCheck } from '../health/port';
@@ -31,14 +33,18 @@ import { AedesBroker, createAedesBroker } from '../mqtt/broker';
 import { observeAedes } from '../mqtt/broker-metrics';
 import { mqttListenerReadinessCheck } from '../mqtt/listener-readiness';
 import { createAedesMessageWatch } from '../mqtt/message-watch';
-import { createMqttPublishLimit } from '../mqtt/publish-limit';
 import { createMqttOverWebSocket, MqttOverWebSocket } from '../mqtt/websocket';
+import { createFailureThrottle } from '../ratelimit/failure-throttle';
 import { createKeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
+import { createOperators } from '../operators/service';
 import { createPushService } from '../push/service';
 import { createShadowNotices } from '../shadows/notices';
 import { createShadowService } from '../shadows/service';
+import { createDataQueries } from '../timeseries/data-queries';
 import { createOutboxRelay } from '../timeseries/outbox-relay';
 import { createQuickJsSandbox } from '../timeseries/sandbox/quickjs-sandbox';
+import { createDataStore } from '../timeseries/service';
+import { cachedRevokedTokens } from '../tokens/cached-revoked-tokens';
 import { createUserTokens } from '../tokens/user-tokens';
 import { createAutomation } from './automation';
 import { openSessionBackend } from './session-backend';
@@ -56,6 +62,8 @@ export interface ServiceOptions {
   sharedDatabase?: Database.Database;
   /** How long a node uses what it read of shared state (STORE=cassandra); tests shorten it to measure the bound. */
   sharedStateMaxAgeMs?: number;
+  /** The credential key file, when the nodes of a test cluster (separate DATA_DIRs) must share one. */
+  credentialKeyFile?: string;
 }
 
 /** Every listener of the service, built and not listening; server.ts binds and closes them. */
@@ -99,17 +107,28 @@ async function whenReady(check: ReadinessCheck, ms: number): Promise<void> {
  * servers that carry them. Never listens (server.ts does).
  */
 export async function composeService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<ComposedService> {
-  mkdirSync(config.dataDir, { recursive: true });
+  prepareDataDir(config.dataDir, logger);
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  if (admin.created) {
-    // Printed once, on the start that made it; it stays in DATA_DIR/admin-token.
-    process.stdout.write(`admin token (kept in ${config.dataDir}/admin-token): ${admin.token}\n`);
+  // Printed once, on the start that made it, to stderr; it stays in DATA_DIR/admin-token.
+  if (admin.created) announceGeneratedAdminToken(config.dataDir, admin.token);
+  // ADMIN_TOKEN's documented minimum stays 16 characters; a shorter one than those the service makes is named at start.
+  if (admin.token.length < ADMIN_TOKEN_ADVISED_LENGTH) {
+    logger.warn({ length: admin.token.length }, `ADMIN_TOKEN has fewer than ${ADMIN_TOKEN_ADVISED_LENGTH} characters: set a longer one (e.g. 40 random characters)`);
   }
   const now = () => Date.now();
   const metrics = createServiceMetrics();
   const db = options.sharedDatabase ?? openSqliteDatabase(config.dataDir);
   // STORE: the registry, shadows and point outbox in that database, or in Cassandra.
-  const store = await openStoreBackend(config.store, db, { userTokenKeyFile: config.userTokenKeyFile }).catch((err: unknown) => {
+  // CREDENTIAL_KEY_FILE: the key device credentials are kept as digests with; made on first start when missing, the
+  // same file on every node of a cluster (docs/production.md "Credential key").
+  const credentialKeyFile = options.credentialKeyFile ?? config.credentialKeyFile;
+  const { key: credentialKey } = loadCredentialKey(credentialKeyFile, { createIfMissing: true });
+  const store = await openStoreBackend(config.store, db, {
+    userTokenKeyFile: config.userTokenKeyFile,
+    credentialKey,
+    nodeId: config.nodeId,
+    auditRetentionDays: config.auditRetentionDays,
+  }).catch((err: unknown) => {
     if (!options.sharedDatabase) db.close();
     throw err;
   });
@@ -130,8 +149,6 @@ export async function composeService(config: Config, logger: Logger, options: Se
   const timeseries = openTimeSeriesBackend(config, logger);
   const writer = countBackendErrors('timeseries', observePointWriter(timeseries.writer, metrics), metrics);
   const relay = createOutboxRelay(shadows, writer, logger);
-  // One bucket per device, shared by its REST Device API calls and its MQTT publishes.
-  const rateLimiter = createKeyedRateLimiter({ ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst });
   const sandbox = createQuickJsSandbox({}, { workers: config.limits.sandbox.workers, perTenant: config.limits.sandbox.perCaller });
   const queries = countBackendErrors('timeseries', timeseries.queries({ writer, sandbox }), metrics);
   // BACKBONE_URL: this node joins others through an MQTT broker (docs/production.md "Production backends: MQTT backbone").
@@ -160,6 +177,21 @@ export async function composeService(config: Config, logger: Logger, options: Se
     bus: () => broker.messages,
   });
   presence.observe(automation.runner.statusChanged);
+  // Failed credential checks by address and target, one node's memory: every door asks it (devices/admission.ts, admin).
+  const failures = createFailureThrottle(now);
+  // The one way in for devices on every transport: credentials, one rate-limit bucket per device (its REST and CoAP
+  // calls and its MQTT publishes), the quotas (devices/admission.ts).
+  const admission = createAdmission({
+    devices,
+    credentialKey,
+    presence,
+    rateLimiter: createKeyedRateLimiter({ ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst }),
+    quotas: automation.quotas,
+    failures,
+    metrics,
+    logger,
+    now,
+  });
   const shadowService = createShadowService({
     devices,
     shadows,
@@ -181,10 +213,9 @@ export async function composeService(config: Config, logger: Logger, options: Se
     shadowService,
     push,
     logger,
-    publishLimit: createMqttPublishLimit(rateLimiter, metrics, logger),
+    admission,
     relay: backbone?.relay,
     shares: backbone?.shares,
-    messageQuota: automation.messageQuota,
     sessions: { ...sessionBackend, settings: config.sessions },
     nodeId: config.nodeId,
     metrics,
@@ -197,7 +228,13 @@ export async function composeService(config: Config, logger: Logger, options: Se
   const tlsOptions = config.tls && { cert: config.tls.cert, key: config.tls.key };
   const mqtts = tlsOptions && createTlsServer(tlsOptions, (socket) => broker.aedes.handle(socket));
   const mqttWs = createMqttOverWebSocket(broker.aedes);
-  const registry = createRegistry({ devices, sessions: cluster.sessions, now });
+  const registry = createRegistry({
+    devices,
+    sessions: cluster.sessions,
+    credentialKey,
+    credentialMigration: countBackendErrors(store.name, store.credentialMigration, metrics),
+    now,
+  });
   const messaging = createMessagingService({ bus: broker.messages });
   const userTokens = await createUserTokens({
     keys: countBackendErrors(store.name, store.automation.signingKeys, metrics),
@@ -205,12 +242,32 @@ export async function composeService(config: Config, logger: Logger, options: Se
     now,
     // One node alone (STORE=sqlite) is the only one that rotates its key file: no need to read it again.
     maxAgeMs: store.name === 'cassandra' ? sharedStateMaxAgeMs : undefined,
+    // Asked on every call with a user token: answers are kept, dropped by a revocation here or a notice from another node.
+    revoked: cachedRevokedTokens(countBackendErrors(store.name, store.automation.revokedTokens, metrics), changes, { maxAgeMs: sharedStateMaxAgeMs, now }),
+  });
+  // The data-store API: its queries share one set of slots, whichever base they come by (issue 10).
+  const dataStore = createDataStore({
+    devices,
+    admission,
+    userTokens,
+    adminToken: admin.token,
+    queries,
+    slots: createDataQueries(queries, config.limits.query),
+    eraser: countBackendErrors('timeseries', timeseries.eraser, metrics),
+    relay,
+    now,
+    metrics,
   });
   // Known once the MQTT listener is bound (MQTT_PORT=0 picks a port); the console shows it beside new credentials.
   let boundMqttPort = config.mqttPort;
   const app = createApp({
     logger,
     adminToken: admin.token,
+    // Operator accounts: their keys are digested like device credentials, with the same service key.
+    operators: createOperators({ store: countBackendErrors(store.name, store.operators, metrics), credentialKey, now }),
+    audit: countBackendErrors(store.name, store.audit, metrics),
+    now,
+    failures,
     devices,
     presence,
     registry,
@@ -222,16 +279,13 @@ export async function composeService(config: Config, logger: Logger, options: Se
     quotas: automation.quotas,
     triggers: automation.triggers,
     userTokens,
-    queries,
-    eraser: countBackendErrors('timeseries', timeseries.eraser, metrics),
-    relay,
-    now,
+    dataStore,
     version: `openpie ${VERSION} (KairosDB 1.2 query API)`,
     metrics,
     metricsToken: config.metricsToken,
     corsOrigins: config.corsOrigins,
     mqttPort: () => boundMqttPort,
-    rateLimiter,
+    admission,
     limits: config.limits,
     readiness: [
       sqliteReadinessCheck('sqlite', db),
@@ -255,13 +309,11 @@ export async function composeService(config: Config, logger: Logger, options: Se
     mqtts,
     mqttWs: config.mqttWsPort === undefined ? undefined : mqttWs.createDedicatedServer(),
     coap: createCoapServer({
-      devices,
-      presence,
+      admission,
       messaging,
       shadowService,
       push,
       logger,
-      quotas: automation.quotas,
       uploads: config.limits.coapUploads,
     }),
   };

@@ -1,29 +1,39 @@
 import type { Database } from 'better-sqlite3';
 import { connectCassandra } from '../adapters/cassandra/cassandra-client';
+import { createCassandraAuditLog } from '../adapters/cassandra/cassandra-audit-log';
 import { createCassandraDeliveryLog } from '../adapters/cassandra/cassandra-delivery-log';
+import { checkCassandraCredentialKey, createCassandraCredentialMigration } from '../adapters/cassandra/cassandra-credential-migration';
 import { createCassandraDeviceStore } from '../adapters/cassandra/cassandra-device-store';
 import { createCassandraNodeRegistry } from '../adapters/cassandra/cassandra-node-registry';
+import { createCassandraOperatorStore } from '../adapters/cassandra/cassandra-operator-store';
 import { createCassandraQuotaLedger, createCassandraQuotaLimitStore } from '../adapters/cassandra/cassandra-quota-store';
 import { cassandraReadinessCheck } from '../adapters/cassandra/cassandra-readiness';
+import { createCassandraRevokedTokens } from '../adapters/cassandra/cassandra-revoked-tokens';
 import { createCassandraSchemaStore } from '../adapters/cassandra/cassandra-schema-store';
 import { createCassandraShadowStore } from '../adapters/cassandra/cassandra-shadow-store';
 import { createCassandraSigningKeyStore } from '../adapters/cassandra/cassandra-signing-key-store';
 import { createCassandraTriggerStore } from '../adapters/cassandra/cassandra-trigger-store';
 import { createFileSigningKeyStore } from '../adapters/files/file-signing-key-store';
+import { checkSqliteCredentialKey, createSqliteCredentialMigration } from '../adapters/sqlite/sqlite-credential-migration';
+import { createSqliteAuditLog } from '../adapters/sqlite/sqlite-audit-log';
 import { createSqliteDeviceStore } from '../adapters/sqlite/sqlite-device-store';
-import { createSqliteQuotaStore } from '../adapters/sqlite/sqlite-quota-store';
+import { createSqliteOperatorStore } from '../adapters/sqlite/sqlite-operator-store';
+import { createSqliteQuotaLedger, createSqliteQuotaLimitStore } from '../adapters/sqlite/sqlite-quota-store';
+import { createSqliteRevokedTokens } from '../adapters/sqlite/sqlite-revoked-tokens';
 import { createSqliteSchemaStore } from '../adapters/sqlite/sqlite-schema-store';
 import { createSqliteShadowStore } from '../adapters/sqlite/sqlite-shadow-store';
 import { createSqliteTriggerStore } from '../adapters/sqlite/sqlite-trigger-store';
 import { NodeRegistry } from '../cluster/port';
 import { StoreSettings } from '../config/store-config';
-import { DeviceStore } from '../devices/port';
+import { CredentialKey } from '../devices/credential-key';
+import { CredentialMigration, DeviceStore } from '../devices/port';
 import { ReadinessCheck } from '../health/port';
-import { QuotaLedger, QuotaLimitStore, QuotaStore } from '../quotas/port';
+import { AuditLog, OperatorStore } from '../operators/port';
+import { QuotaLedger, QuotaLimitStore } from '../quotas/port';
 import { SchemaStore } from '../schema/port';
 import { ShadowStore } from '../shadows/port';
 import { PointOutbox } from '../timeseries/port';
-import { SigningKeyStore } from '../tokens/port';
+import { RevokedTokens, SigningKeyStore } from '../tokens/port';
 import { DeliveryLog, TriggerStore } from '../triggers/port';
 
 /**
@@ -34,9 +44,11 @@ export interface AutomationStores {
   readonly schemas: SchemaStore;
   readonly triggers: TriggerStore;
   readonly deliveries: DeliveryLog;
-  /** `local`: counters and limits of this node alone; `shared`: limits and a ledger every node counts in. */
-  readonly quotas: { readonly kind: 'local'; readonly store: QuotaStore } | { readonly kind: 'shared'; readonly limits: QuotaLimitStore; readonly ledger: QuotaLedger };
+  /** The limits, and the ledger of the counts: this node's alone (QuotaLedger.singleNode), or one every node counts in. */
+  readonly quotas: { readonly limits: QuotaLimitStore; readonly ledger: QuotaLedger };
   readonly signingKeys: SigningKeyStore;
+  /** User tokens revoked before they expire (issue 20 §6): in the database beside the registry, or shared in Cassandra. */
+  readonly revokedTokens: RevokedTokens;
 }
 
 /** The registry, the shadows and the point outbox, as STORE chose (docs/production.md "Production backends: Cassandra"). */
@@ -44,8 +56,13 @@ export interface StoreBackend {
   /** The `backend` label of openpie_backend_errors_total. */
   readonly name: 'sqlite' | 'cassandra';
   readonly devices: DeviceStore;
+  /** Credentials an older release kept in plaintext, rewritten as digests (docs/production.md "Rolling upgrades"). */
+  readonly credentialMigration: CredentialMigration;
   readonly shadows: ShadowStore & PointOutbox;
   readonly automation: AutomationStores;
+  /** Operator accounts and the audit log of admin changes (issue 20 §5), shared by the nodes like the registry. */
+  readonly operators: OperatorStore;
+  readonly audit: AuditLog;
   /** Where nodes register, when the store is shared by several (one running node per NODE_ID). */
   readonly nodes?: NodeRegistry;
   /** Checks of its own beyond the SQLite database's, which the service opens in any case. */
@@ -57,6 +74,12 @@ export interface StoreBackend {
 export interface StoreBackendOptions {
   /** USER_TOKEN_KEY_FILE: where STORE=sqlite keeps the user-token signing key. */
   userTokenKeyFile: string;
+  /** What device tokens and secrets are digested with (CREDENTIAL_KEY_FILE, devices/credential-key.ts). */
+  credentialKey: CredentialKey;
+  /** NODE_ID, recorded beside a migration this node completes. */
+  nodeId: string;
+  /** AUDIT_RETENTION_DAYS: how long the audit log keeps an entry. */
+  auditRetentionDays: number;
 }
 
 /**
@@ -67,33 +90,50 @@ export async function openStoreBackend(settings: StoreSettings, db: Database, op
   if (settings.kind === 'sqlite') {
     const triggers = createSqliteTriggerStore(db);
     const shadows = createSqliteShadowStore(db);
+    // One node owns the file: credentials an older release kept in plaintext become digests at once, on every start.
+    checkSqliteCredentialKey(db, options.credentialKey);
+    const credentialMigration = createSqliteCredentialMigration(db, options.credentialKey);
+    await credentialMigration.complete();
     return {
       name: 'sqlite',
-      devices: createSqliteDeviceStore(db),
+      devices: createSqliteDeviceStore(db, options.credentialKey),
+      credentialMigration,
       shadows,
+      operators: createSqliteOperatorStore(db),
+      audit: createSqliteAuditLog(db, { retentionDays: options.auditRetentionDays }),
       automation: {
         schemas: createSqliteSchemaStore(db),
         triggers,
         deliveries: triggers,
-        quotas: { kind: 'local', store: createSqliteQuotaStore(db) },
+        quotas: { limits: createSqliteQuotaLimitStore(db), ledger: createSqliteQuotaLedger(db) },
         signingKeys: createFileSigningKeyStore(options.userTokenKeyFile),
+        revokedTokens: createSqliteRevokedTokens(db),
       },
       readiness: [],
       close: async () => shadows.close(),
     };
   }
   const conn = await connectCassandra(settings);
+  // Nodes of an older release may still run: their plaintext rows wait for an operator's `complete`.
+  await checkCassandraCredentialKey(conn, options.credentialKey).catch(async (err: unknown) => {
+    await conn.close();
+    throw err;
+  });
   return {
     name: 'cassandra',
-    devices: createCassandraDeviceStore(conn),
-    // A write's quota charge is counted by the quota service as it is reserved (src/quotas/cluster-quota-service.ts).
+    devices: createCassandraDeviceStore(conn, options.credentialKey),
+    credentialMigration: createCassandraCredentialMigration(conn, options.credentialKey, options.nodeId),
+    // A write's quota charge is saved with this node's other counts once committed (src/quotas/service.ts).
     shadows: createCassandraShadowStore(conn),
+    operators: createCassandraOperatorStore(conn),
+    audit: createCassandraAuditLog(conn, { retentionDays: options.auditRetentionDays }),
     automation: {
       schemas: createCassandraSchemaStore(conn),
       triggers: createCassandraTriggerStore(conn),
       deliveries: createCassandraDeliveryLog(conn),
-      quotas: { kind: 'shared', limits: createCassandraQuotaLimitStore(conn), ledger: createCassandraQuotaLedger(conn) },
+      quotas: { limits: createCassandraQuotaLimitStore(conn), ledger: createCassandraQuotaLedger(conn) },
       signingKeys: createCassandraSigningKeyStore(conn),
+      revokedTokens: createCassandraRevokedTokens(conn),
     },
     nodes: createCassandraNodeRegistry(conn),
     readiness: [cassandraReadinessCheck('cassandra', conn)],

@@ -14,17 +14,8 @@ export const RedisUrl = new t.Type<string, string, unknown>(
   String,
 );
 
-/** SESSION_* and RETAINED_PER_GROUP_LIMIT (docs/mqtt.md "Persistent sessions"). */
-export interface SessionSettings {
-  /** Redis: its URL, and the prefix of every key (several services may share one server). */
-  readonly store: { readonly kind: 'sqlite' } | { readonly kind: 'redis'; readonly url: string; readonly keyPrefix: string };
-  /** A persistent session not connected for this long is ended: subscriptions, queue, will. */
-  readonly expirySeconds: number;
-  /** Messages one session's queue holds; when full, the oldest is dropped. */
-  readonly queueLimit: number;
-  /** Retained topics one group (or one device's private topics) may hold. */
-  readonly retainedPerGroupLimit: number;
-}
+/** SESSION_STORE and what it needs: Redis's URL, and the prefix of every key (several services may share one server). */
+export type SessionStoreSettings = { readonly kind: 'sqlite' } | { readonly kind: 'redis'; readonly url: string; readonly keyPrefix: string };
 
 /** A Redis key prefix: letters, digits and `:._-`, ending in `:` by convention but not by rule. */
 export const KeyPrefix = new t.Type<string, string, unknown>(
@@ -36,7 +27,7 @@ export const KeyPrefix = new t.Type<string, string, unknown>(
 );
 
 /** SESSION_STORE_URL is required with SESSION_STORE=redis, and unused otherwise (as KAIROSDB_URL is). */
-export function sessionStore(kind: 'sqlite' | 'redis', url: string | undefined, keyPrefix: string): SessionSettings['store'] | string {
+export function sessionStore({ kind, url, keyPrefix }: { kind: 'sqlite' | 'redis'; url?: string; keyPrefix: string }): SessionStoreSettings | string {
   if (kind === 'sqlite') return { kind };
   return url === undefined ? 'SESSION_STORE_URL: must be set when SESSION_STORE=redis' : { kind, url, keyPrefix };
 }

@@ -37,12 +37,20 @@ export const ERROR_STATUS = {
   METRIC_FORBIDDEN: 403,
   /** Deleting history (POST /datapoints/delete, DELETE /metric) with a user token issued without `scope: write`. */
   READ_ONLY_TOKEN: 403,
+  /** Admin: the operator's role is below what the route needs (docs/operations.md "Operators, roles and the audit log"); `needs` names it. */
+  ROLE_FORBIDDEN: 403,
+  /** Admin: the call is about a project outside the operator's projects; `projectid` names it. */
+  PROJECT_FORBIDDEN: 403,
   DEVICE_NOT_FOUND: 404,
   ALIAS_NOT_FOUND: 404,
+  /** Admin: a user token asked for a project that has no device (projects exist through their devices). */
+  PROJECT_NOT_FOUND: 404,
   /** Admin: the device or group has no schema of its own. */
   SCHEMA_NOT_FOUND: 404,
   /** Admin: the project has no event hook of that name. */
   HOOK_NOT_FOUND: 404,
+  /** Admin: no operator of that name. */
+  OPERATOR_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   /** GET /features/{feature} of a feature KairosDB's API does not have (KairosDB: 404 "Unknown feature"). */
   FEATURE_NOT_FOUND: 404,
@@ -54,6 +62,8 @@ export const ERROR_STATUS = {
   DEVICE_ID_TAKEN: 409,
   /** Admin: a token given for a new device that another device holds: a token alone names a device (MQTT without ClientID). */
   TOKEN_TAKEN: 409,
+  /** Admin: an operator of that name exists. */
+  OPERATOR_TAKEN: 409,
   /** Admin: an import with a malformed row; `rowErrors` lists every problem of every row, nothing was written. */
   IMPORT_INVALID: 400,
   /** Admin: an import whose rows clash with each other or with devices stored (`rowErrors`); nothing was written. */
@@ -70,6 +80,8 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** A device over its per-device rate limit (RATE_LIMIT_RPS/RATE_LIMIT_BURST); the reply has Retry-After. */
   RATE_LIMITED: 429,
+  /** Too many failed credential checks from this address (ratelimit/failure-throttle.ts); `retryAfter` in seconds. */
+  TOO_MANY_FAILURES: 429,
   /** A project's monthly quota is used up (docs/automation.md "Quotas"); `quota` names it, `resetsAt` says when it refills. */
   QUOTA_EXCEEDED: 429,
   /** The caller's data-store queries fill their slots and queue (QUERY_CONCURRENCY_PER_CALLER, ...); Retry-After. */

@@ -1,18 +1,17 @@
-import { Device } from '../devices/device';
-import { DEMO_PROJECT } from './demo-devices';
+import { DEMO_PROJECT, DemoDevice } from './demo-devices';
 
 export interface BannerFacts {
   /** Where people reach the service, e.g. `http://localhost:8080`. */
   baseUrl: string;
-  sensor: Device;
-  lamp: Device;
+  sensor: DemoDevice;
+  lamp: DemoDevice;
   userToken: { token: string; expires: number };
   intervalMs: number;
   /** How to get the admin token, e.g. `cat ./data/admin-token`. */
   consoleLogin: string;
 }
 
-const deviceLines = (d: Device, what: string) => [
+const deviceLines = (d: DemoDevice, what: string) => [
   `${d.alias}: ${what}`,
   `  deviceid (ClientID): ${d.deviceid}`,
   `  token:               ${d.token}`,

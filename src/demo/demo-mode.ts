@@ -77,10 +77,8 @@ export async function startDemo(deps: DemoDeps): Promise<DemoMode> {
   const connection = connectSensor({
     url: deps.mqttUrl,
     retryMs: DEMO_TIMING.reconnectMs,
-    credentials: async () => {
-      const device = await current();
-      return { clientId: device.deviceid, username: device.token };
-    },
+    // The token issued at this start: the registry never shows it again (a rotation by hand cuts the sensor off).
+    credentials: async () => ({ clientId: sensor.deviceid, username: sensor.token }),
     // Back after a cut: first the readings missed meanwhile.
     onConnect: async () => {
       if (now() - lastReading > 2 * DEMO_TIMING.intervalMs) await fillGap(await current(), lastReading);

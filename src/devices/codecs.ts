@@ -1,9 +1,35 @@
 import * as t from 'io-ts';
 import { closed, intBetween, intStringBetween, ScopeId, stringMatching, wellFormed } from '../core/codecs';
 
-/** 1-128 characters without control characters; unique within a group. */
-export const Alias = wellFormed(stringMatching('alias', /^(?=.*\S)[^\u0000-\u001f\u007f]{1,128}$/u,
+const AliasText = wellFormed(stringMatching('alias', /^(?=.*\S)[^\u0000-\u001f\u007f]{1,128}$/u,
   'expected 1-128 characters, not blank, without control characters'));
+
+/**
+ * Characters that make an alias read as another in the console and the CLI (issue 20 §6): bidi embeddings and
+ * overrides (U+202A-U+202E) and isolates (U+2066-U+2069) reorder what follows them (Unicode TR9; the "Trojan Source"
+ * trick), and zero-width characters (U+200B-U+200D, U+2060, U+FEFF) make two aliases that look the same differ.
+ */
+const DECEPTIVE = [
+  { re: /[\u202a-\u202e\u2066-\u2069]/u, what: 'bidirectional override or isolate characters (U+202A-U+202E, U+2066-U+2069)' },
+  { re: /[\u200b-\u200d\u2060\ufeff]/u, what: 'zero-width characters (U+200B-U+200D, U+2060, U+FEFF)' },
+];
+
+/**
+ * 1-128 characters without control characters, bidi controls or zero-width characters; unique within a group. Kept
+ * in Unicode NFC, so that an alias typed with a precomposed `é` and one with `e` + U+0301 are the same alias.
+ */
+export const Alias = new t.Type<string, string, unknown>(
+  'alias',
+  (u): u is string => AliasText.is(u) && u === u.normalize('NFC') && !DECEPTIVE.some(({ re }) => re.test(u)),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'expected string');
+    const deceptive = DECEPTIVE.find(({ re }) => re.test(u));
+    if (deceptive) return t.failure(u, c, `an alias may not hold ${deceptive.what}`);
+    // Lone surrogates first: normalize() would keep them, and the refusal names them.
+    return u.isWellFormed() ? AliasText.validate(u.normalize('NFC'), c) : AliasText.validate(u, c);
+  },
+  t.identity,
+);
 
 export const Description = wellFormed(stringMatching('description', /^[^\u0000-\u0008\u000b-\u001f\u007f]{0,1024}$/u,
   'expected at most 1024 characters without control characters'));

@@ -1,7 +1,13 @@
-/** A registered device (spec 2.1 plus the registry's own fields). Times are epoch milliseconds. */
+/**
+ * A registered device (spec 2.1 plus the registry's own fields). Times are epoch milliseconds. The token and secret
+ * themselves are never kept: only their keyed digests (devices/credential-key.ts), checked with `CredentialKey.matches`. The
+ * plaintext exists only in the answer that issues it (IssuedCredentials).
+ */
 export interface Device {
   readonly deviceid: string;
+  /** The token's keyed digest, `hmac-sha256:<key id>:<mac>`: a look-up key, and what a rotation changes. */
   readonly token: string;
+  /** The secret's keyed digest, in the same form. */
   readonly secret: string;
   readonly alias: string;
   readonly groupid: string;
@@ -14,3 +20,15 @@ export interface Device {
   readonly created: number;
 }
 
+
+/** Credentials as issued: in the answer that creates or rotates them, and nowhere else (issue 20 §2). */
+export interface IssuedCredentials {
+  readonly token?: string;
+  readonly secret?: string;
+}
+
+/** A device with the credentials just issued to it. */
+export interface IssuedDevice {
+  readonly device: Device;
+  readonly issued: IssuedCredentials;
+}

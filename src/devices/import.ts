@@ -3,7 +3,8 @@ import * as t from 'io-ts';
 import { describeErrors } from '../core/decode-errors';
 import { AppError, ERROR_STATUS, ErrorCode } from '../core/errors';
 import { CreateDeviceRequest } from './codecs';
-import { Device } from './device';
+import { CredentialKey } from './credential-key';
+import { Device, IssuedCredentials } from './device';
 import { DeviceStore, SessionControl } from './port';
 import { newDevice, registerDevice } from './registration';
 
@@ -61,11 +62,13 @@ interface Planned {
   at: { row: number; line?: number };
   req: CreateDeviceRequest;
   device: Device;
+  issued: IssuedCredentials;
 }
 
 export interface ImportDeps {
   devices: DeviceStore;
   sessions: SessionControl;
+  credentialKey: CredentialKey;
   now: () => number;
 }
 
@@ -85,7 +88,7 @@ export async function importDevices(deps: ImportDeps, rows: readonly ImportRow[]
   errors.push(...duplicatesWithin(valid), ...(await clashesWithStore(deps.devices, valid)));
   if (errors.length > 0) throw refusal(errors, rows.length);
   const created = deps.now();
-  const planned: Planned[] = valid.map((v) => ({ ...v, device: newDevice(v.req, created) }));
+  const planned: Planned[] = valid.map((v) => ({ ...v, ...newDevice(v.req, created, deps.credentialKey) }));
   if (!dryRun) await writeAll(deps, planned);
   return { dryRun, count: planned.length, devices: planned.map((p) => reportOf(p, dryRun)) };
 }
@@ -104,7 +107,7 @@ const fieldOf = (e: t.ValidationError): string | null => e.context[1]?.key || nu
 const aliasKey = (r: CreateDeviceRequest) => JSON.stringify([r.projectid, r.groupid, r.alias]);
 
 /** A later row that repeats an earlier one's device id, token, or alias in the same group. */
-function duplicatesWithin(rows: readonly Omit<Planned, 'device'>[]): RowError[] {
+function duplicatesWithin(rows: readonly Omit<Planned, 'device' | 'issued'>[]): RowError[] {
   const first = { deviceid: new Map<string, number>(), token: new Map<string, number>(), alias: new Map<string, number>() };
   const errors: RowError[] = [];
   const check = (at: Planned['at'], field: keyof typeof first, key: string | undefined, code: ErrorCode, what: string) => {
@@ -122,7 +125,7 @@ function duplicatesWithin(rows: readonly Omit<Planned, 'device'>[]): RowError[] 
 }
 
 /** Rows whose device id, token or alias a stored device has. */
-async function clashesWithStore(devices: DeviceStore, rows: readonly Omit<Planned, 'device'>[]): Promise<RowError[]> {
+async function clashesWithStore(devices: DeviceStore, rows: readonly Omit<Planned, 'device' | 'issued'>[]): Promise<RowError[]> {
   const errors: RowError[] = [];
   await eachConcurrently(rows, async ({ at, req }) => {
     const [byId, holders, named] = await Promise.all([
@@ -148,7 +151,7 @@ async function writeAll(deps: ImportDeps, planned: readonly Planned[]): Promise<
   await eachConcurrently(planned, async ({ at, req, device }) => {
     if (failure) return;
     try {
-      await registerDevice(deps, device, req.token !== undefined);
+      await registerDevice(deps, device, req.token);
       written.push(device);
     } catch (err) {
       failure ??= { at, err };
@@ -179,7 +182,7 @@ async function undo(deps: ImportDeps, written: readonly Device[], failedRow: num
   }
 }
 
-function reportOf({ at, req, device }: Planned, dryRun: boolean): ImportedDevice {
+function reportOf({ at, req, device, issued }: Planned, dryRun: boolean): ImportedDevice {
   const generated = CREDENTIALS.filter((name) => req[name] === undefined);
   const shown = dryRun ? [] : generated.filter((name) => name !== 'deviceid');
   return {
@@ -192,7 +195,7 @@ function reportOf({ at, req, device }: Planned, dryRun: boolean): ImportedDevice
     description: device.description,
     livenessttl: device.livenessttl,
     generated,
-    ...Object.fromEntries(shown.map((name) => [name, device[name]])),
+    ...Object.fromEntries(shown.map((name) => [name, issued[name as 'token' | 'secret']])),
   };
 }
 

@@ -20,10 +20,10 @@ export interface DeviceStore {
   /** Devices of a project with that alias, at most one per group. */
   findDevicesByAlias(projectid: string, alias: string): Promise<Device[]>;
   /**
-   * The device holding this token, for an MQTT CONNECT without a ClientID (mqtt/authenticate.ts). An indexed look-up,
-   * not a scan. Tokens are random keys or, given by an operator, kept unique by the registry (registration.ts):
-   * should two records ever hold one, it names neither. Kept
-   * behind the port so that storing token digests instead of tokens changes only the adapters.
+   * The device holding this token, for an MQTT CONNECT without a ClientID (mqtt/authenticate.ts). An indexed look-up
+   * of the token's keyed digest, not a scan (a row an older release wrote in plaintext is found too, until the
+   * credential migration is complete). Tokens are random keys or, given by an operator, kept unique by the registry
+   * (registration.ts): should two records ever hold one, it names neither.
    */
   findDeviceByToken(token: string): Promise<Device | undefined>;
   /** The ids of the devices holding this token, at most two (enough to tell "none", "one" and "shared"); indexed. */
@@ -32,6 +32,24 @@ export interface DeviceStore {
   /** Replaces the stored record; false when the device no longer exists. */
   replaceDevice(device: Device): Promise<boolean>;
   deleteDevice(deviceid: string): Promise<boolean>;
+}
+
+/** Where the credential migration of a store stands (issue 20 §1, docs/production.md "Rolling upgrades"). */
+export interface CredentialMigrationStatus {
+  readonly name: 'credential-digests';
+  /** True once `complete` ran: every device's credentials are kept as digests. */
+  readonly done: boolean;
+  /** Devices whose token or secret an older release wrote in plaintext. */
+  readonly plaintextDevices: number;
+}
+
+/**
+ * The rewrite of credentials kept in plaintext by an older release as digests. New nodes accept both forms, so it
+ * waits until no node of the older release is left; then `complete` (idempotent) rewrites every such row.
+ */
+export interface CredentialMigration {
+  status(): Promise<CredentialMigrationStatus>;
+  complete(): Promise<CredentialMigrationStatus & { rewritten: number }>;
 }
 
 /** Live sessions of a device on the MQTT side, so the registry can cut them off. */

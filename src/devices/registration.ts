@@ -1,16 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors';
 import { CreateDeviceRequest } from './codecs';
+import { CredentialKey } from './credential-key';
 import { generateKey } from './credentials';
-import { Device } from './device';
+import { Device, IssuedDevice } from './device';
 import { DeviceStore, SessionControl } from './port';
 
-/** The new device a request describes: what it does not give (`deviceid`, `token`, `secret`) is made here. */
-export function newDevice(req: CreateDeviceRequest, created: number): Device {
-  return {
+/**
+ * The new device a request describes: what it does not give (`deviceid`, `token`, `secret`) is made here. The record
+ * keeps the credentials' digests; `issued` holds them as they are, for the answer alone.
+ */
+export function newDevice(req: CreateDeviceRequest, created: number, key: CredentialKey): IssuedDevice {
+  const token = req.token ?? generateKey();
+  const secret = req.secret ?? generateKey();
+  const device = {
     deviceid: req.deviceid ?? randomUUID(),
-    token: req.token ?? generateKey(),
-    secret: req.secret ?? generateKey(),
+    token: key.digest(token),
+    secret: key.digest(secret),
     alias: req.alias,
     groupid: req.groupid,
     projectid: req.projectid,
@@ -20,6 +26,7 @@ export function newDevice(req: CreateDeviceRequest, created: number): Device {
     livenessttl: req.livenessttl ?? 0,
     created,
   };
+  return { device, issued: { token, secret } };
 }
 
 export const tokenTaken = () => new AppError('TOKEN_TAKEN', 'another device holds this token');
@@ -36,19 +43,19 @@ export const tokenTaken = () => new AppError('TOKEN_TAKEN', 'another device hold
 export async function registerDevice(
   { devices, sessions }: { devices: DeviceStore; sessions: SessionControl },
   device: Device,
-  tokenGiven: boolean,
+  givenToken: string | undefined,
 ): Promise<void> {
   // A device taken out again may have connected in between: its credentials were already out in the field.
   const takeOut = async () => {
     await devices.deleteDevice(device.deviceid);
     sessions.disconnectDevice(device.deviceid, 'registration undone');
   };
-  if (tokenGiven && (await devices.tokenHolders(device.token)).length > 0) throw tokenTaken();
+  if (givenToken !== undefined && (await devices.tokenHolders(givenToken)).length > 0) throw tokenTaken();
   await devices.insertDevice(device);
-  if (!tokenGiven) return;
+  if (givenToken === undefined) return;
   let shared: boolean;
   try {
-    shared = (await devices.tokenHolders(device.token)).some((id) => id !== device.deviceid);
+    shared = (await devices.tokenHolders(givenToken)).some((id) => id !== device.deviceid);
   } catch (err) {
     await takeOut().catch(() => undefined);
     throw err;

@@ -5,15 +5,20 @@ import { Variables } from './evaluate';
 import { EXPRESSION_LIMITS } from './limits';
 import { toText } from './values';
 
-type Part = { text: string } | { expr: Compiled; position: number };
+/** A run of literal text, or a `{{ }}` hole, in the order they are written. */
+export type TemplatePart = { text: string } | { expr: Compiled; position: number };
 
 /** A text with `{{ expression }}` holes (netpie reference §8.1, §8.3), parsed once. */
 export interface Template {
   readonly source: string;
   /** The parsed `{{ }}` holes, in order. */
   readonly holes: readonly Compiled[];
+  /** Literal text and holes, in order (`holes` are the holes among them). */
+  readonly parts: readonly TemplatePart[];
   /** The text with every hole replaced by its value as text (`toText`), passed through `encode` when given. */
   render(variables: Variables, encode?: (text: string) => string): string;
+  /** The text with hole number `index` (from 0) replaced by what `fillHole` makes of its value. */
+  fill(variables: Variables, fillHole: (value: Json, index: number) => string): string;
   /** The value of a template that is exactly one hole (`{{ $NEW.temp }}`), so context variables keep their type. */
   value(variables: Variables): Json;
 }
@@ -23,7 +28,7 @@ export function parseTemplate(source: string): Template {
   if (source.length > EXPRESSION_LIMITS.maxTemplateLength) {
     throw new ExpressionError('syntax', `template is ${source.length} characters long; the limit is ${EXPRESSION_LIMITS.maxTemplateLength}`);
   }
-  const parts: Part[] = [];
+  const parts: TemplatePart[] = [];
   let at = 0;
   while (at < source.length) {
     const open = source.indexOf('{{', at);
@@ -54,21 +59,27 @@ export function parseTemplate(source: string): Template {
     }
   };
 
+  const fill = (variables: Variables, fillHole: (value: Json, index: number) => string): string => {
+    let out = '';
+    let index = 0;
+    for (const p of parts) out += 'text' in p ? p.text : fillHole(evaluatePart(p, variables), index++);
+    if (out.length > EXPRESSION_LIMITS.maxStringLength) {
+      throw new ExpressionError('evaluation', `rendered text is longer than ${EXPRESSION_LIMITS.maxStringLength} characters`);
+    }
+    return out;
+  };
+  const render = (variables: Variables, encode = (s: string) => s) => fill(variables, (value) => encode(toText(value)));
+
   return {
     source,
     holes: parts.flatMap((p) => ('expr' in p ? [p.expr] : [])),
-    render(variables, encode = (s) => s) {
-      let out = '';
-      for (const p of parts) out += 'text' in p ? p.text : encode(toText(evaluatePart(p, variables)));
-      if (out.length > EXPRESSION_LIMITS.maxStringLength) {
-        throw new ExpressionError('evaluation', `rendered text is longer than ${EXPRESSION_LIMITS.maxStringLength} characters`);
-      }
-      return out;
-    },
+    parts,
+    render,
+    fill,
     value(variables) {
       const [only] = parts;
       if (parts.length === 1 && 'expr' in only) return evaluatePart(only, variables);
-      return this.render(variables);
+      return render(variables);
     },
   };
 }

@@ -1,14 +1,16 @@
+import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { closed, ScopeId } from '../core/codecs';
 import { decodeOrThrow } from '../core/decode-errors';
+import { Registry } from '../devices/service';
+import { requireProject, requireProjectOf } from '../operators/access';
 import { MonthQuery, QuotaLimitsRequest } from '../quotas/codecs';
 import { Limits, QUOTA_NAMES } from '../quotas/quota';
 import { QuotaService } from '../quotas/service';
 import { SchemaOwner } from '../schema/port';
 import { SchemaService } from '../schema/service';
 import { TriggerService } from '../triggers/service';
-import { adminAuth } from './admin-auth';
 import { readJson } from './body';
 
 /** Schemas, trigger lists and hooks are larger than device records: 256 KiB (docs/limits-and-errors.md "Limits"). */
@@ -18,44 +20,62 @@ const ProjectPath = closed({ projectid: ScopeId });
 const GroupPath = closed({ projectid: ScopeId, groupid: ScopeId });
 
 export interface AdminAutomationRouterDeps {
-  adminToken: string;
+  /** Guards every route (http/admin-auth.ts). */
+  adminAuth: Middleware;
   schemas: SchemaService;
   quotas: QuotaService;
   triggers: TriggerService;
+  /** Finds the project of a device, for an operator limited to some projects. */
+  registry: Pick<Registry, 'getDevice'>;
 }
 
-const projectOf = (ctx: Context) => decodeOrThrow(ProjectPath, { projectid: ctx.params.projectid }, 'INVALID_QUERY').projectid;
+/** The path's project, which the caller must reach (operators/access.ts). */
+const projectOf = (ctx: Context) => {
+  const { projectid } = decodeOrThrow(ProjectPath, { projectid: ctx.params.projectid }, 'INVALID_QUERY');
+  requireProject(ctx, projectid);
+  return projectid;
+};
 
 /** Schemas, triggers, event hooks, the delivery log and quotas of the admin API (issue 5 §6), under /v2/admin. */
-export function adminAutomationRouter({ adminToken, schemas, quotas, triggers }: AdminAutomationRouterDeps): Router {
+export function adminAutomationRouter({ adminAuth, schemas, quotas, triggers, registry }: AdminAutomationRouterDeps): Router {
   const router = new Router({ prefix: '/v2/admin' });
-  router.use(adminAuth(adminToken));
+  router.use(adminAuth);
+  // A device's schema and triggers: its project must be the caller's (looked up for callers of some projects only).
+  const deviceOf = async (ctx: Context) => {
+    const { deviceid } = ctx.params;
+    await requireProjectOf(ctx, async () => (await registry.getDevice(deviceid)).projectid);
+    return deviceid;
+  };
 
-  const schemaRoutes = (path: string, ownerOf: (ctx: Context) => SchemaOwner) => {
+  const schemaRoutes = (path: string, ownerOf: (ctx: Context) => Promise<SchemaOwner>) => {
     router.get(path, async (ctx) => {
-      ctx.body = await schemas.getSchema(ownerOf(ctx));
+      ctx.body = await schemas.getSchema(await ownerOf(ctx));
     });
     router.put(path, async (ctx) => {
-      const owner = ownerOf(ctx);
+      const owner = await ownerOf(ctx);
       ctx.body = await schemas.putSchema(owner, await readJson(ctx, AUTOMATION_BODY_LIMIT));
     });
     router.delete(path, async (ctx) => {
-      await schemas.deleteSchema(ownerOf(ctx));
+      await schemas.deleteSchema(await ownerOf(ctx));
       ctx.status = 204;
     });
   };
-  schemaRoutes('/devices/:deviceid/schema', (ctx) => ({ deviceid: ctx.params.deviceid }));
-  schemaRoutes('/projects/:projectid/groups/:groupid/schema', (ctx) =>
-    decodeOrThrow(GroupPath, { projectid: ctx.params.projectid, groupid: ctx.params.groupid }, 'INVALID_QUERY'));
+  schemaRoutes('/devices/:deviceid/schema', async (ctx) => ({ deviceid: await deviceOf(ctx) }));
+  schemaRoutes('/projects/:projectid/groups/:groupid/schema', async (ctx) => {
+    const group = decodeOrThrow(GroupPath, { projectid: ctx.params.projectid, groupid: ctx.params.groupid }, 'INVALID_QUERY');
+    requireProject(ctx, group.projectid);
+    return group;
+  });
 
   router.get('/devices/:deviceid/triggers', async (ctx) => {
-    ctx.body = await triggers.getTriggers(ctx.params.deviceid);
+    ctx.body = await triggers.getTriggers(await deviceOf(ctx));
   });
   router.put('/devices/:deviceid/triggers', async (ctx) => {
-    ctx.body = await triggers.putTriggers(ctx.params.deviceid, await readJson(ctx, AUTOMATION_BODY_LIMIT));
+    const deviceid = await deviceOf(ctx);
+    ctx.body = await triggers.putTriggers(deviceid, await readJson(ctx, AUTOMATION_BODY_LIMIT));
   });
   router.delete('/devices/:deviceid/triggers', async (ctx) => {
-    await triggers.deleteTriggers(ctx.params.deviceid);
+    await triggers.deleteTriggers(await deviceOf(ctx));
     ctx.status = 204;
   });
 

@@ -1,15 +1,16 @@
+import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
 import * as t from 'io-ts';
 import { closed, ScopeId } from '../core/codecs';
 import { decodeOrThrow } from '../core/decode-errors';
+import { requireProject } from '../operators/access';
 import { Registry } from '../devices/service';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { Group, GroupMessage, GroupTraffic } from '../messaging/group-traffic';
 import { ShadowService } from '../shadows/service';
 import { shadowReply, shadowWriteReply } from '../shadows/replies';
-import { adminAuth } from './admin-auth';
 import { readJson } from './body';
 import { SHADOW_LIMITS } from '../shadows/limits';
 import { EventStream, openEventStream } from './event-stream';
@@ -24,13 +25,19 @@ const GroupPath = closed({ projectid: ScopeId, groupid: ScopeId });
 const PublishRequest = closed({ topic: t.string, payload: t.string });
 
 export interface AdminConsoleRouterDeps {
-  adminToken: string;
+  /** Guards every route (http/admin-auth.ts). */
+  adminAuth: Middleware;
   registry: Registry;
   shadowService: ShadowService;
   groupTraffic: GroupTraffic;
 }
 
-const groupOf = (ctx: Context): Group => decodeOrThrow(GroupPath, { ...ctx.params }, 'INVALID_QUERY');
+/** The path's group, whose project the caller must reach (operators/access.ts). */
+const groupOf = (ctx: Context): Group => {
+  const group = decodeOrThrow(GroupPath, { ...ctx.params }, 'INVALID_QUERY');
+  requireProject(ctx, group.projectid);
+  return group;
+};
 
 /** What the live view shows of a message: its text (or base64 when it is not UTF-8), cut to PREVIEW_BYTES. */
 export function previewOf(message: GroupMessage) {
@@ -48,12 +55,13 @@ export function previewOf(message: GroupMessage) {
  * device itself is the caller, so every rule of the Device API holds), and a group's `@msg` traffic, watched live
  * as Server-Sent Events and published into.
  */
-export function adminConsoleRouter({ adminToken, registry, shadowService, groupTraffic }: AdminConsoleRouterDeps): Router {
+export function adminConsoleRouter({ adminAuth, registry, shadowService, groupTraffic }: AdminConsoleRouterDeps): Router {
   const router = new Router({ prefix: '/v2/admin' });
-  router.use(adminAuth(adminToken));
+  router.use(adminAuth);
 
   router.get('/devices/:deviceid/shadow', async (ctx) => {
     const device = await registry.getDevice(ctx.params.deviceid);
+    requireProject(ctx, device.projectid);
     ctx.body = { status: 200, ...shadowReply(await shadowService.readShadow(device)) };
   });
 
@@ -61,6 +69,7 @@ export function adminConsoleRouter({ adminToken, registry, shadowService, groupT
   router.put('/devices/:deviceid/shadow', async (ctx) => {
     const body = await readJson(ctx, SHADOW_LIMITS.maxWriteBodyBytes);
     const device = await registry.getDevice(ctx.params.deviceid);
+    requireProject(ctx, device.projectid);
     const result = await shadowService.writeShadow(device, undefined, body, true);
     ctx.body = { status: 200, ...shadowWriteReply(result) };
   });

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import { QueryCaller, PreparedAnswer } from '../timeseries/data-queries';
+import { PreparedAnswer } from '../timeseries/data-queries';
 import { answerJson, QueryCancelledError } from '../timeseries/query';
-import { FeedScope } from './feed-auth';
 
 /**
  * The HTTP side of a data-store answer (issue 10 §1). A small answer is sent as one string, as it always was; a
@@ -13,24 +12,14 @@ import { FeedScope } from './feed-auth';
 /** Answers up to this size (at most) are printed at once and sent with a Content-Length. */
 const STREAM_ABOVE_BYTES = 256 * 1024;
 
-/** Whose query, and a signal that aborts when the client goes away before its answer is sent. */
-export function queryCallerOf(ctx: Context, scope: FeedScope): QueryCaller {
+/** A signal that aborts when the client goes away before its answer is sent: the query stops waiting or running. */
+export function cancelledWhenGone(ctx: Context): AbortSignal {
   const gone = new AbortController();
   // The response's 'close' comes once it is sent or once the connection is lost; only the latter is a cancellation.
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) gone.abort(new QueryCancelledError());
   });
-  return {
-    tenant: tenantOf(scope),
-    cancelled: gone.signal,
-  };
-}
-
-/** Query slots are shared per tenant: a user token's project, a device's group; the admin token is one tenant. */
-function tenantOf(scope: FeedScope): string {
-  if (scope.kind === 'admin') return 'admin';
-  if (scope.kind === 'user') return `project:${scope.projectid}`;
-  return `group:${scope.device.projectid}/${scope.device.groupid}`;
+  return gone.signal;
 }
 
 export function sendAnswer(ctx: Context, prepared: PreparedAnswer, stallMs: number): void {

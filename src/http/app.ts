@@ -13,28 +13,37 @@ import { deviceRouter } from './device-router';
 import { docsRouter } from './docs-router';
 import { bodyDeadline } from './body-deadline';
 import { errorMiddleware } from './error-middleware';
-import { feedRouter, FeedRouterDeps } from './feed-router';
-import { kairosApiRouter } from './kairos-api-router';
+import { dataStoreRouter, DataStoreRouterDeps } from './data-store-router';
 import { landingRouter } from './landing-router';
-import { HistoryEraser } from '../timeseries/port';
 import { opsRouter, OpsRouterDeps } from './ops-router';
 import { GroupTraffic } from '../messaging/group-traffic';
 import { MessagingService } from '../messaging/service';
 import { httpMetrics } from './http-metrics';
 import { ServiceMetrics } from '../metrics/service-metrics';
-import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
-import { ServiceLimits } from '../config/limits-config';
+import { Admission } from '../devices/admission';
 import { PushService } from '../push/service';
+import { FailureThrottle } from '../ratelimit/failure-throttle';
+import { adminAuth } from './admin-auth';
+import { adminAccess } from './admin-access';
+import { adminOperatorsRouter } from './admin-operators-router';
+import { AuditLog } from '../operators/port';
+import { Operators } from '../operators/service';
 import { ShadowService } from '../shadows/service';
-import { createDataQueries } from '../timeseries/data-queries';
+import { QueryLimits } from '../timeseries/limits';
 import { UserTokens } from '../tokens/user-tokens';
 
 export interface AppDeps
-  extends Omit<FeedRouterDeps, 'devices' | 'userTokens' | 'dataQueries' | 'answerStallMs'>,
+  extends Omit<DataStoreRouterDeps, 'answerStallMs'>,
     Omit<OpsRouterDeps, 'metrics'>,
-    Omit<AdminAutomationRouterDeps, 'adminToken'> {
+    Omit<AdminAutomationRouterDeps, 'adminAuth'> {
   logger: Logger;
   adminToken: string;
+  /** Operator accounts (their keys open the admin API, as ADMIN_TOKEN does) and the audit log of admin changes. */
+  operators: Operators;
+  audit: AuditLog;
+  now: () => number;
+  /** Failed credential checks, shared with the device doors (ratelimit/failure-throttle.ts). */
+  failures: FailureThrottle;
   devices: DeviceStore;
   presence: Presence;
   registry: Registry;
@@ -45,15 +54,14 @@ export interface AppDeps
   push: PushService;
   userTokens: UserTokens;
   metrics: ServiceMetrics;
-  rateLimiter: KeyedRateLimiter;
-  /** Deleting history through the data-store API. */
-  eraser: HistoryEraser;
+  /** The one way in for devices (devices/admission.ts). */
+  admission: Admission;
   /** The port devices connect to over MQTT, once the broker listens (the console shows it). */
   mqttPort: () => number;
   /** CORS_ORIGINS: origins whose browser pages may call the API (`*` = any). */
   corsOrigins: readonly string[];
-  /** Query budgets and slots, HTTP body timeout (issue 10). */
-  limits: Pick<ServiceLimits, 'query' | 'httpBodyTimeoutMs'>;
+  /** Query budgets (a streamed answer's stall timeout), HTTP body timeout (issue 10). */
+  limits: { readonly query: Pick<QueryLimits, 'budgets'>; readonly httpBodyTimeoutMs: number };
 }
 
 const methodNotAllowed = () => new AppError('METHOD_NOT_ALLOWED', 'method not allowed on this path');
@@ -61,9 +69,11 @@ const methodNotAllowed = () => new AppError('METHOD_NOT_ALLOWED', 'method not al
 /** Builds the HTTP application; never listens (see main.ts). */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
-  // One set of query slots for both mounts of the data-store API.
-  const { query } = deps.limits;
-  const feed = { ...deps, dataQueries: createDataQueries(deps.queries, query), answerStallMs: query.budgets.timeoutMs };
+  const dataStore = { ...deps, answerStallMs: deps.limits.query.budgets.timeoutMs };
+  // Who calls (admin-auth.ts), then whether the route's role is theirs and, for a change, its audit entry (admin-access.ts).
+  const authenticate = adminAuth(deps);
+  const access = adminAccess(deps);
+  const admin = { ...deps, adminAuth: ((ctx, next) => authenticate(ctx, () => access(ctx, next))) as Koa.Middleware };
   // Outside the error middleware, so the metrics see the status the client gets.
   app.use(httpMetrics(deps.metrics));
   // Before the error middleware, so that error answers carry the CORS headers too.
@@ -78,13 +88,12 @@ export function createApp(deps: AppDeps): Koa {
     deviceRouter('/v2/device', deps),
     deviceRouter('/device', deps),
     opsRouter(deps),
-    adminRouter(deps),
-    adminConsoleRouter(deps),
-    adminAutomationRouter(deps),
-    feedRouter('/v2/feed', feed),
-    feedRouter('/feed', feed),
-    kairosApiRouter('/v2/feed', feed),
-    kairosApiRouter('/feed', feed),
+    adminRouter(admin),
+    adminConsoleRouter(admin),
+    adminAutomationRouter(admin),
+    adminOperatorsRouter(admin),
+    dataStoreRouter('/v2/feed', dataStore),
+    dataStoreRouter('/feed', dataStore),
     docsRouter(),
     consoleRouter(),
     landingRouter(),

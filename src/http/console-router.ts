@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { AppError } from '../core/errors';
+import { setPageHeaders } from './page-headers';
 
 /** The types of the files the console is made of; any other file of its folder is never served. */
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -67,9 +68,7 @@ export function consoleRouter(dir = consoleWebDir()): Router {
   const serve = (ctx: Context, name: string) => {
     const file = files.get(name);
     if (!file) throw new AppError('ROUTE_NOT_FOUND', `no console file ${name}`);
-    ctx.set('Content-Security-Policy', CONSOLE_CSP);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    setPageHeaders(ctx, CONSOLE_CSP);
     // Revalidated on every load (cheap: a 304 by ETag), so an upgraded service never runs a stale mix of modules.
     ctx.set('Cache-Control', 'no-cache');
     ctx.etag = file.etag;

@@ -1,38 +1,28 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { DeviceStore } from '../devices/port';
-import { Presence } from '../devices/presence';
 import { AppError } from '../core/errors';
+import { Admission } from '../devices/admission';
+import { Presence } from '../devices/presence';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { publishOptionsOf } from '../messaging/publish-options';
 import { MessagingService } from '../messaging/service';
-import { ServiceMetrics } from '../metrics/service-metrics';
-import { createApiCallMeter } from '../quotas/api-call-meter';
-import { QuotaGate } from '../quotas/port';
-import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
 import { PUSH_LIMITS } from '../push/codecs';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { SHADOW_LIMITS } from '../shadows/limits';
 import { shadowReply, shadowWriteReply } from '../shadows/replies';
-import { apiCallQuota } from './api-call-quota';
 import { readJson, readMessage } from './body';
-import { callerOf, deviceAuth } from './device-auth';
-import { deviceRateLimit } from './device-rate-limit';
+import { admitDevice, callerOf } from './device-auth';
 import { messagePropertiesOfRequest } from './message-headers';
 import { singleQuery } from './query';
 
 export interface DeviceRouterDeps {
-  devices: DeviceStore;
+  /** The one way in for devices: credentials, rate limit, API-call quota (devices/admission.ts). */
+  admission: Admission;
   presence: Presence;
   messaging: MessagingService;
   shadowService: ShadowService;
   push: PushService;
-  /** Per-device buckets, shared with the MQTT broker's publishes. */
-  rateLimiter: KeyedRateLimiter;
-  metrics: Pick<ServiceMetrics, 'countRateLimitRefusal'>;
-  /** The API-call quota of the caller's project (issue 5 §5); none when absent. */
-  quotas?: QuotaGate;
 }
 
 /** The topic of `/message/{any}/{topic}` or of `/message?topic=` (spec 4.2, 4.3), exactly one of them. */
@@ -49,14 +39,11 @@ function topicOf(ctx: Context): string {
 
 /** The Device API (spec 4.1-4.6), mounted at /v2/device and /device. */
 export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
-  const { devices, presence, messaging, shadowService } = deps;
+  const { presence, messaging, shadowService } = deps;
   const router = new Router({ prefix });
-  // Authentication, then the rate limit, then the API-call quota, as one middleware: every matched layer costs the
-  // router a regex capture and a step of its chain on each call (issue 12).
-  const auth = deviceAuth(devices, presence);
-  const rateLimit = deviceRateLimit(deps.rateLimiter, deps.metrics);
-  const quota = deps.quotas && apiCallQuota(createApiCallMeter(deps.quotas, Date.now));
-  router.use((ctx, next) => auth(ctx, () => rateLimit(ctx, quota ? () => quota(ctx, next) : next)));
+  // Admission as one middleware: every matched layer costs the router a regex capture and a step of its chain on
+  // each call (issue 12).
+  router.use(admitDevice(deps.admission));
 
   router.get('/status', (ctx) => {
     const d = callerOf(ctx);

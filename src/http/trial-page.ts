@@ -1,6 +1,6 @@
 /**
  * The trial explorer: Swagger UI (swagger-ui-dist) over /openapi.json. Everything is served by the service itself,
- * with absolute URLs so /trial and /trial/ both work; no inline script, so a strict CSP can be added later.
+ * with absolute URLs so /trial and /trial/ both work; no inline script, so it runs under TRIAL_CSP.
  */
 export const TRIAL_PAGE = `<!doctype html>
 <html lang="en">
@@ -22,8 +22,26 @@ export const TRIAL_PAGE = `<!doctype html>
 `;
 
 /**
- * Swagger UI's options (swagger-ui docs, "Configuration"): try-it-out open on every call, credentials kept across
- * reloads in this browser, and no online validator badge (it would call validator.swagger.io).
+ * Everything from this origin, nothing inline, no framing (issue 20 §6): a credential pasted here (a device's, a
+ * user token, the admin token) is worth a clickjacking or an injected script. Swagger UI sets styles through the
+ * DOM, which `style-src 'self'` allows; its icons are `data:` SVGs; the calls it tries go to this origin only.
+ */
+export const TRIAL_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Swagger UI's options (swagger-ui docs, "Configuration"): try-it-out open on every call, and no online validator
+ * badge (it would call validator.swagger.io). Credentials are kept in the page's memory only (no
+ * `persistAuthorization`, which would keep them in localStorage for every later visitor of this browser, issue 20
+ * §6): a reload forgets them.
  */
 export const TRIAL_INIT_SCRIPT = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
@@ -31,7 +49,7 @@ export const TRIAL_INIT_SCRIPT = `window.addEventListener('load', function () {
     dom_id: '#swagger-ui',
     deepLinking: true,
     tryItOutEnabled: true,
-    persistAuthorization: true,
+    persistAuthorization: false,
     displayRequestDuration: true,
     validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis],

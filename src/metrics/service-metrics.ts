@@ -4,7 +4,9 @@ import { registerRequestMetrics } from './request-metrics';
 /** Latency buckets in seconds: 1 ms to 10 s, the span between a cached read and a long KairosDB-format query. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export type Transport = 'http' | 'mqtt';
+export type Transport = 'http' | 'coap' | 'mqtt';
+/** Where credentials are checked: the Device API's transports, the data store, the admin API (and console log-in). */
+export type Door = Transport | 'data-store' | 'admin';
 
 /**
  * Every metric of one service instance, in a registry of its own (never prom-client's global one), so several
@@ -105,6 +107,12 @@ export function createServiceMetrics() {
       labelNames: ['quota'] as const,
       registers,
     }),
+    authFailures: new Counter({
+      name: 'openpie_auth_failures_total',
+      help: 'Failed or refused credential checks, by door (http, coap, mqtt, data-store, admin) and reason (invalid_credentials, throttled)',
+      labelNames: ['door', 'reason'] as const,
+      registers,
+    }),
     rateLimitRefusals: new Counter({
       name: 'openpie_rate_limit_refusals_total',
       help: 'Requests and MQTT publishes refused by the per-device rate limit, by transport',
@@ -122,6 +130,10 @@ export function createServiceMetrics() {
     /** The source of openpie_mqtt_queued_messages, read at each scrape. */
     observeQueuedMessages(source: () => Promise<number>): void {
       queuedMessages = source;
+    },
+    /** A credential check that failed (`invalid_credentials`) or was refused before it ran (`throttled`). */
+    countAuthFailure(door: Door, reason: 'invalid_credentials' | 'throttled'): void {
+      metrics.authFailures.inc({ door, reason });
     },
     countRateLimitRefusal(transport: Transport): void {
       metrics.rateLimitRefusals.inc({ transport });

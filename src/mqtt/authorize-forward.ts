@@ -9,7 +9,7 @@ import { HookContext } from './hook-context';
  * one after the other, and copies what it is given into a packet of its own: so the devices of one group share the
  * rewritten packet of a group message, made for the first of them (issue 12: no allocation per delivery).
  */
-export function authorizeForwardHook({ scopes, messageQuota }: HookContext): Aedes['authorizeForward'] {
+export function authorizeForwardHook({ scopes, admission }: HookContext): Aedes['authorizeForward'] {
   let last: { from: AedesPublishPacket; groupPrefix: string; to: AedesPublishPacket } | undefined;
   return (client, packet) => {
     const scope = scopes.get(client);
@@ -27,7 +27,7 @@ export function authorizeForwardHook({ scopes, messageQuota }: HookContext): Aed
       if (forwarded && packet.topic.startsWith(group)) last = { from: packet, groupPrefix: group, to: forwarded };
     }
     if (!forwarded) return null;
-    messageQuota?.delivered(scope, forwarded.topic, packet.payload.length);
+    admission.delivered(scope, forwarded.topic, packet.payload.length);
     return packet.qos === 2 && grantedQos(client, packet.topic) === 1 ? { ...forwarded, qos: 1 } : forwarded;
   };
 }

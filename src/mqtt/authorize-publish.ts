@@ -1,10 +1,11 @@
-import type { Aedes, Client } from 'aedes';
+import type { Aedes, Client, PublishPacket } from 'aedes';
 import { AppError } from '../core/errors';
-import { MESSAGE_LIMITS } from '../messaging/limits';
+import { Device } from '../devices/device';
+import { acceptPublish } from '../messaging/device-publish';
 import { messagePropertiesOf } from '../messaging/properties';
-import { deviceTopic, internalTopic, MSG, topicProblem } from '../messaging/topics';
 import { publishErrorNotice } from './error-notice';
 import { PUSH_TOPIC, servePush } from './push-topic';
+import { createRefusalNotices } from './refusal-notice';
 import { HookContext } from './hook-context';
 import { REASON } from './v5/reason-codes';
 import { disconnecting } from './v5/refusals';
@@ -18,62 +19,70 @@ const SERVED_TOPIC = '$openpie/served';
 
 const payloadOf = (payload: string | Buffer) => (Buffer.isBuffer(payload) ? payload : Buffer.from(payload));
 
+type Done = Parameters<Aedes['authorizePublish']>[2];
+
 /**
- * PUBLISH: rate limit, messages quota, shadow requests and `@push` (served here, never forwarded), then the topic rule
- * (`@msg/...` only) and the rewrite into the device's group. An accepted message goes through the message pipeline
- * (message-pipeline.ts: retained, queued for persistent sessions, on the backbone, delivered here) before aedes
- * answers, so PUBACK [MQTT-4.3.2-2] and PUBREC [MQTT-4.3.3-2] are sent only for a message that no crash can lose.
- * aedes itself would send PUBACK before it stores anything. Refusing a PUBLISH closes the connection: MQTT 3.1.1 has no
- * negative acknowledgement [MQTT-3.3.5-2], so the reason goes out on `@private/error` first (error-notice.ts). MQTT 5
- * clients get PUBACK/PUBREC 0x87 with the reason instead, and stay connected, except over a limit or without the
- * backbone (DISCONNECT 0x96, 0x97, 0x89: the `disconnecting` refusals, sent by v5/refusals.ts guardPublish).
+ * PUBLISH, as a short list of steps: admission (the rate limit and the messages quota, devices/admission.ts), then
+ * the requests the service serves itself and never forwards (shadow requests, `@push`), then the message: accepted
+ * by messaging's topic rule (`@msg/...` of the device's group, messaging/device-publish.ts) and taken through the
+ * message pipeline (message-pipeline.ts: retained, queued for persistent sessions, on the backbone, delivered here)
+ * before aedes answers, so PUBACK [MQTT-4.3.2-2] and PUBREC [MQTT-4.3.3-2] are sent only for a message that no crash
+ * can lose. aedes itself would send PUBACK before it stores anything.
+ *
+ * Refusing a PUBLISH closes the connection: MQTT 3.1.1 has no negative acknowledgement [MQTT-3.3.5-2], so the reason
+ * goes out on `@private/error` first (refusal-notice.ts, error-notice.ts). MQTT 5 clients get PUBACK/PUBREC 0x87 with
+ * the reason instead, and stay connected, except over a limit or without the backbone (DISCONNECT 0x96, 0x97, 0x89:
+ * the `disconnecting` refusals, sent by v5/refusals.ts guardPublish).
  */
 export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'] {
-  const { scopes, logger, publishLimit, messageQuota } = ctx;
+  const { scopes, logger } = ctx;
+  const refusals = createRefusalNotices(ctx.bus, logger);
   const admitInTurn = inConnectionOrder();
   const qos2 = exactlyOnce(ctx);
-  return (client, packet, done) => {
-    const scope = client && scopes.get(client);
-    if (!client || !scope) return done(new Error('not authenticated'));
-    // A closed client's publish is its Last Will, one per connection, so neither limit applies to it.
-    if (publishLimit && !client.closed && !publishLimit.allowPublish(scope.deviceid)) {
-      return void publishLimit
-        .refusePublish(scope.deviceid, ctx.bus)
-        .then((notice) => done(disconnecting(REASON.MESSAGE_RATE_TOO_HIGH, notice.message)));
+
+  /** The rate limit and the messages quota; a closed client's publish is its Last Will, one per connection, so exempt. */
+  function admit(client: Client, scope: Device, packet: PublishPacket, done: Done): boolean {
+    const refusal = client.closed ? undefined : ctx.admission.publish(scope, packet.topic, packet.payload.length);
+    if (!refusal) return true;
+    const reason = refusal.code === 'RATE_LIMITED' ? REASON.MESSAGE_RATE_TOO_HIGH : REASON.QUOTA_EXCEEDED;
+    void refusals.tell(scope.deviceid, refusal).then((notice) => done(disconnecting(reason, notice.message)));
+    return false;
+  }
+
+  /**
+   * Shadow requests and `@push`: served here, answered on the device's own topics, then completed without being
+   * forwarded; aedes still acknowledges them as their QoS asks, once served. Their size is checked by their readers,
+   * which answer with an error instead of closing the connection.
+   */
+  function servedHere(scope: Device, packet: PublishPacket, done: Done): boolean {
+    const { topic } = packet;
+    const payload = payloadOf(packet.payload);
+    let served: Promise<void>;
+    if (ctx.shadowTopics.isRequest(topic)) {
+      served = ctx.shadowTopics.serve(scope, topic, payload, shadowReplyTo(scope, packet.properties)); // MQTT 5 Response Topic
+    } else if (topic === PUSH_TOPIC) {
+      served = servePush(ctx, scope, payload);
+    } else {
+      return false;
     }
-    if (messageQuota && !client.closed && !messageQuota.allowPublish(scope, packet.topic, packet.payload.length)) {
-      return void messageQuota
-        .refusePublish(scope, ctx.bus)
-        .then((notice) => done(disconnecting(REASON.QUOTA_EXCEEDED, notice?.message ?? 'the messages quota is spent')));
-    }
-    if (ctx.shadowTopics.isRequest(packet.topic)) {
-      // Served here, answered on the device's own topics, then completed without being forwarded: aedes still
-      // acknowledges it as its QoS asks, once the request is served. Its size is checked by the request's reader,
-      // which answers with an error instead of closing the connection.
-      const topic = packet.topic;
-      packet.topic = SERVED_TOPIC;
-      packet.retain = false;
-      const replyTo = shadowReplyTo(scope, packet.properties); // MQTT 5 Response Topic, Correlation Data
-      return void ctx.shadowTopics.serve(scope, topic, payloadOf(packet.payload), replyTo).then(() => done(null));
-    }
-    if (packet.topic === PUSH_TOPIC) {
-      // Served here like a shadow request: a DEVICE.PUSH event, never forwarded; a bad one is told, not disconnected.
-      packet.topic = SERVED_TOPIC;
-      packet.retain = false;
-      return void servePush(ctx, scope, payloadOf(packet.payload)).then(() => done(null), done);
-    }
-    const parsed = deviceTopic(packet.topic);
-    const problem =
-      parsed?.family !== MSG
-        ? `devices may publish only to ${MSG}/...`
-        : (topicProblem(parsed.rest, false, parsed.family) ??
-          (packet.payload.length > MESSAGE_LIMITS.maxPayloadBytes ? 'payload too large' : undefined));
-    if (problem || !parsed) {
-      logger.info({ deviceid: scope.deviceid, topic: packet.topic, why: problem }, 'mqtt publish refused');
-      return done(new Error(problem));
+    packet.topic = SERVED_TOPIC;
+    packet.retain = false;
+    void served.then(() => done(null), done);
+    return true;
+  }
+
+  /** A message for subscribers: messaging's topic rule, then the pipeline, in the order the connection sent them. */
+  function accept(client: Client, scope: Device, packet: PublishPacket, done: Done): void {
+    let topic: string;
+    try {
+      topic = acceptPublish(scope, packet.topic, packet.payload.length);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      logger.info({ deviceid: scope.deviceid, topic: packet.topic, why: err.message }, 'mqtt publish refused');
+      return done(new Error(err.message));
     }
     const message = {
-      topic: internalTopic(scope, parsed.family, parsed.rest),
+      topic,
       payload: payloadOf(packet.payload),
       qos: packet.qos,
       retain: packet.retain,
@@ -106,11 +115,17 @@ export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'
         handed();
         return accepted;
       });
-      answered(
-        outcome.then(served, refused),
-      );
+      answered(outcome.then(served, refused));
       await Promise.race([inPipeline, outcome.catch(() => undefined)]);
     });
+  }
+
+  return (client, packet, done) => {
+    const scope = client && scopes.get(client);
+    if (!client || !scope) return done(new Error('not authenticated'));
+    if (!admit(client, scope, packet, done)) return;
+    if (servedHere(scope, packet, done)) return;
+    accept(client, scope, packet, done);
   };
 }
 

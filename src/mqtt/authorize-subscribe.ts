@@ -10,7 +10,7 @@ import { refuseSubscription } from './v5/suback';
  * messages and stores persistent subscriptions under the internal topic.
  * A persistent session's restored subscriptions arrive here already internal, and stay in the device's scope.
  */
-export function authorizeSubscribeHook({ scopes, logger, messageQuota }: HookContext): Aedes['authorizeSubscribe'] {
+export function authorizeSubscribeHook({ scopes, logger, admission }: HookContext): Aedes['authorizeSubscribe'] {
   return (client, sub, done) => {
     const scope = scopes.get(client);
     const internal = scope && internalFilter(scope, externalTopic(scope, sub.topic) ?? sub.topic);
@@ -19,7 +19,7 @@ export function authorizeSubscribeHook({ scopes, logger, messageQuota }: HookCon
       refuseSubscription(sub, REASON.NOT_AUTHORIZED, 'devices may subscribe to @msg/..., @private/... and @shadow/data/updated only');
       return done(null, null);
     }
-    if (messageQuota && scope && !messageQuota.allowSubscribe(scope)) {
+    if (scope && admission.subscribe(scope)) {
       logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused: messages quota spent');
       refuseSubscription(sub, REASON.QUOTA_EXCEEDED, 'the messages quota of the project is spent');
       return done(null, null);

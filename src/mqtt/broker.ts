@@ -57,7 +57,7 @@ export interface AedesBroker {
 export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBroker> {
   const { presence, logger, sessions: { store, shared, settings } } = deps;
   const scopes = new WeakMap<Client, Device>();
-  const ctx = { ...deps, scopes, withoutClientId: new WeakSet<Client>(), store, publishesInFlight: new Set() } as HookContext;
+  const withoutClientId = new WeakSet<Client>();
   // MQTT 5 (aedes 2) and the aedes 1.2.0 security fixes: mqtt/v5/mqtt5.ts.
   const mqtt5 = createMqtt5({ logger, scopes, shares: deps.shares });
   const resume = createSessionResume(logger);
@@ -76,23 +76,19 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
       // aedes hands a CONNECT it queued before CONNACK to preConnect even when a packet before it closed the client
       // (lib/client.js dequeue): such a connection is over.
       if (client.closed) return done(new Error('connection closed'), false);
-      if (packet.clientId === '') ctx.withoutClientId.add(client);
+      if (packet.clientId === '') withoutClientId.add(client);
       rewriteFilters(client, scopes);
       mqtt5.connecting(client, packet);
       resume.connecting(client, packet);
       done(null, true);
     },
-    authenticate: authenticateHook(ctx),
-    authorizePublish: mqtt5.guardPublish(authorizePublishHook(ctx)),
-    authorizeSubscribe: mqtt5.guardSubscribe(authorizeSubscribeHook(ctx)),
-    authorizeForward: authorizeForwardHook(ctx),
   });
   mqtt5.attach(aedes);
   resume.attach(aedes);
   // aedes emits what it cannot pin on one client on itself (a session it could not wipe, an enqueue that failed); an
   // EventEmitter's 'error' with no listener throws, which would end the process. The store call is counted already.
   (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => logger.warn({ err: err.message }, 'mqtt broker error'));
-  ctx.pipeline = createMessagePipeline({
+  const pipeline = createMessagePipeline({
     aedes,
     store,
     sharedStore: shared,
@@ -101,7 +97,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     onDropped: (count) => deps.metrics.mqttQueueDropped.inc(count),
   });
   deps.metrics.observeQueuedMessages(() => store.queuedMessages());
-  ctx.bus = {
+  const bus: MessageBus = {
     publish: (topic, payload, options = {}) =>
       new Promise<void>((resolve, reject) =>
         aedes.publish(
@@ -110,14 +106,29 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
         ),
       ),
   };
-  ctx.shadowTopics = createShadowTopics({ shadowService: deps.shadowService, bus: ctx.bus, logger });
+  // The hooks' context, whole before any hook is made; no client can connect before the hooks are in place (the
+  // listeners start once the service is composed).
+  const ctx: HookContext = {
+    ...deps,
+    scopes,
+    withoutClientId,
+    bus,
+    shadowTopics: createShadowTopics({ shadowService: deps.shadowService, bus, logger }),
+    pipeline,
+    store,
+    publishesInFlight: new Set(),
+  };
+  aedes.authenticate = authenticateHook(ctx);
+  aedes.authorizePublish = mqtt5.guardPublish(authorizePublishHook(ctx));
+  aedes.authorizeSubscribe = mqtt5.guardSubscribe(authorizeSubscribeHook(ctx));
+  aedes.authorizeForward = authorizeForwardHook(ctx);
   const upkeep = createSessionUpkeep({
     aedes,
     store,
     sharedStore: shared,
     nodeId: deps.nodeId,
-    pipeline: ctx.pipeline,
-    bus: ctx.bus,
+    pipeline: pipeline,
+    bus: bus,
     devices: deps.devices,
     isConnected: (deviceid) => presence.isConnected(deviceid),
     expirySeconds: settings.expirySeconds,
@@ -145,12 +156,12 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   const control = createBrokerSessions(aedes, scopes, deps.devices, logger);
   return {
     aedes,
-    bus: ctx.bus,
+    bus: bus,
     messages: {
       publish: (topic, payload, options = {}) =>
-        ctx.pipeline.accept({ topic, payload, qos: options.qos ?? 0, retain: options.retain ?? false, properties: options.properties }),
+        pipeline.accept({ topic, payload, qos: options.qos ?? 0, retain: options.retain ?? false, properties: options.properties }),
     },
-    deliver: (message) => (aedes.closed ? Promise.resolve() : ctx.pipeline.deliverRelayed(message)),
+    deliver: (message) => (aedes.closed ? Promise.resolve() : pipeline.deliverRelayed(message)),
     recheckSessions: control.recheckSessions,
     sessions: { disconnectDevice: control.disconnectDevice },
     upkeep,

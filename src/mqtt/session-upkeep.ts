@@ -159,6 +159,9 @@ export function createSessionUpkeep(deps: SessionUpkeepDeps): SessionUpkeep {
         // Publishes the orphaned wills due now and what else passed while this node was down, then keeps sweeping.
         await timers.fireDue().catch((err: unknown) => logger.warn({ err }, 'mqtt session timers: sweep failed'));
         timers.start();
+      } catch (err) {
+        // The store failed while wills were read (or closed under a shutdown): the next sweep tries again.
+        logger.warn({ err }, 'wills of connections cut by a crash not read yet; trying again later');
       } finally {
         sweeping = undefined;
       }

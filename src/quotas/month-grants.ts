@@ -8,9 +8,11 @@ import { Limits, QUOTA_NAMES, QuotaName } from './quota';
 export interface Month {
   readonly projectid: string;
   readonly month: string;
-  /** This node's charges (absolute: what its ledger rows will hold). */
+  /** This node's charges (absolute), reservations not yet settled included: what checks count. */
   used: Counters;
-  /** As last saved. */
+  /** Reserved by writes whose outcome is not known yet: not saved until they are committed. */
+  held: Counters;
+  /** What this node's ledger rows hold, as far as it knows. */
   saved: Counters;
   /** What this node may charge up to without asking again. */
   granted: Counters;
@@ -33,6 +35,7 @@ export function monthFrom(projectid: string, month: string, snapshot: LedgerSnap
     projectid,
     month,
     used: own.used,
+    held: zeroCounters(),
     saved: { ...own.used },
     granted: own.granted,
     lastBlock: zeroCounters(),
@@ -44,12 +47,24 @@ export function monthFrom(projectid: string, month: string, snapshot: LedgerSnap
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface MonthGrantsDeps {
+  ledger: QuotaLedger;
+  node: string;
+  logger: Logger;
+  /** One node's ledger (QuotaLedger.singleNode): a grant is all that is left of the limit, and is never topped up. */
+  wholeLimit: boolean;
+}
+
 /**
  * How a node takes, tops up and gives back its blocks of a project's limits (docs/automation.md "Quotas"): every
  * change of a grant reads the project's month and compares-and-sets on its version (QuotaLedger.setGranted), one at a
- * time per month on this node.
+ * time per month on this node. A node alone takes the whole limit at once: it then checks each charge against the
+ * limit itself, as if there were no grants.
  */
-export function createMonthGrants({ ledger, node, logger }: { ledger: QuotaLedger; node: string; logger: Logger }) {
+export function createMonthGrants({ ledger, node, logger, wholeLimit }: MonthGrantsDeps) {
+  /** The grant to take when `need` more is wanted and `room` is left: 0 when room is short of need. */
+  const sizeOf = (room: number, need: number) => (wholeLimit ? (room < need ? 0 : room) : blockFor(room, need));
+
   /** Runs `work` after the grant changes of `m` already queued on this node. */
   function serially<T>(m: Month, work: () => Promise<T>): Promise<T> {
     const run = m.queue.then(work, work);
@@ -82,7 +97,7 @@ export function createMonthGrants({ ledger, node, logger }: { ledger: QuotaLedge
         if (covered(m, q, want, limit)) return true;
         const mine = Math.max(m.used[q], m.granted[q]);
         const need = m.used[q] + want - mine;
-        const block = blockFor(limit - m.others.claimed[q] - mine, need);
+        const block = sizeOf(limit - m.others.claimed[q] - mine, need);
         // need <= 0: the grant covers it but was taken under a higher limit (give it back first).
         if (need <= 0 || block === 0) return false;
         const next = mine + block;
@@ -113,6 +128,21 @@ export function createMonthGrants({ ledger, node, logger }: { ledger: QuotaLedge
     grantInBackground,
 
     /**
+     * Whether `n` of `q` may be charged past the grant without waiting for the next (MQTT publishes): a node may go
+     * at most one block past its grant, within the room it last read was left. False when the limit has no room;
+     * the failure of the last grant when the node is past that credit because grants fail.
+     */
+    onCredit(m: Month, q: QuotaName, n: number, limit: number): boolean | AppError {
+      const mine = Math.max(m.used[q], m.granted[q]);
+      const block = sizeOf(limit - m.others.claimed[q] - mine, m.used[q] + n - mine);
+      if (block === 0) return false;
+      // A node alone: the room is all the credit it needs. Past the credit while grants fail: the counters are out of
+      // reach, which is no spent quota.
+      if (!wholeLimit && m.used[q] + n - m.granted[q] > block) return m.grantFailure ?? false;
+      return true;
+    },
+
+    /**
      * Gives back what this node was granted and did not use, so that other nodes (or a lower limit) may have it.
      * The grant shrinks here first, so that this node's charges meanwhile wait for a new grant instead of spending
      * what is being given back; it is restored if the ledger refuses.
@@ -138,6 +168,7 @@ export function createMonthGrants({ ledger, node, logger }: { ledger: QuotaLedge
 
     /** Tops grants up in the background once less than half of the last block is left (grants of 1: none). */
     topUp(m: Month, limits: Limits): void {
+      if (wholeLimit) return;
       for (const q of QUOTA_NAMES) {
         const limit = limits[q];
         const half = Math.ceil(m.lastBlock[q] / 2);
@@ -147,8 +178,8 @@ export function createMonthGrants({ ledger, node, logger }: { ledger: QuotaLedge
       }
     },
 
-    /** What the nodes hold of `q` as this node last read it: the `used` a refusal reports. */
-    claimedBy: (m: Month, q: QuotaName) => m.others.claimed[q] + Math.max(m.used[q], m.granted[q]),
+    /** What the nodes hold of `q` as this node last read it: the `used` a refusal reports (a node alone: its count). */
+    claimedBy: (m: Month, q: QuotaName) => m.others.claimed[q] + (wholeLimit ? m.used[q] : Math.max(m.used[q], m.granted[q])),
 
     /** Reads the month again, for the others' counts (a report). */
     refresh: (m: Month, snapshot: LedgerSnapshot) => void (m.others = othersIn(snapshot, node)),

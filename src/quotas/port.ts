@@ -9,20 +9,13 @@ export interface UsageCharge {
   amounts: Amounts;
 }
 
-/** Where quota limits and counters live. */
-export interface QuotaStore {
+/** Where the limits of each project live (beside the ledger of its counters). */
+export interface QuotaLimitStore {
   /** The limits of a project; {} when none is set (all unlimited). */
   getLimits(projectid: string): Promise<Limits>;
   /** Replaces the limits of a project. */
   setLimits(projectid: string, limits: Limits): Promise<void>;
-  /** The counters of a project for one month; absent quotas are 0. */
-  readUsage(projectid: string, month: string): Promise<Amounts>;
-  /** Adds to counters, all or nothing. */
-  addUsage(charges: readonly UsageCharge[]): Promise<void>;
 }
-
-/** The limits alone: what a cluster's nodes share beside the ledger (QuotaLedger). */
-export type QuotaLimitStore = Pick<QuotaStore, 'getLimits' | 'setLimits'>;
 
 /** One node's row of the ledger for one quota of a project in one month. */
 export interface LedgerEntry {
@@ -42,10 +35,17 @@ export interface LedgerSnapshot {
 }
 
 /**
- * The quota counters of a cluster (STORE=cassandra), shared by its nodes: each node counts its own charges and
- * takes blocks of a limit before it spends them (src/quotas/cluster-quota-service.ts).
+ * The quota counters (src/quotas/service.ts): each node counts its own charges and takes a grant of a limit before it
+ * spends it. Shared by the nodes of a cluster (STORE=cassandra), a grant is a block of the limit; kept by one node in
+ * its own database (STORE=sqlite), a grant is the whole limit, since no other node can want any of it.
  */
 export interface QuotaLedger {
+  /**
+   * Set when the ledger is one node's: the name its rows go by, whatever that node's NODE_ID (random when unset). Such
+   * a ledger lives in the database of the node's shadows, so a shadow write adds its charge to it in the write's own
+   * transaction (Reservation.charge, ShadowCommit.charge).
+   */
+  readonly singleNode?: string;
   read(projectid: string, month: string): Promise<LedgerSnapshot>;
   /** Stores what `node` charged so far: absolute values, so a repeated save changes nothing. Leaves `granted` alone. */
   saveUsed(node: string, counts: readonly { projectid: string; month: string; quota: QuotaName; used: number }[]): Promise<void>;
@@ -56,11 +56,16 @@ export interface QuotaLedger {
   setGranted(projectid: string, month: string, quota: QuotaName, node: string, granted: number, version: number): Promise<boolean>;
 }
 
-/** A hold on quota amounts, taken before a write and committed with it (see QuotaGate.reserve). */
+/** A hold on quota amounts, taken before a write and settled by its outcome (see QuotaGate.reserve). */
 export interface Reservation {
-  /** What to add to the counters in the write's own transaction (ShadowCommit.charge). */
-  readonly charge: UsageCharge;
-  /** Gives the hold back: the write was not committed. Idempotent. */
+  /**
+   * What the write's commit adds to the counters in its own transaction (ShadowCommit.charge), when the ledger lives
+   * in the shadows' database (QuotaLedger.singleNode); absent otherwise, the service then saves it once committed.
+   */
+  readonly charge?: UsageCharge;
+  /** The write was committed (with `charge`, if any): the amounts stay charged. Call it as soon as the outcome is known. */
+  committed(): void;
+  /** Gives the hold back: the write was not committed. Idempotent, and a no-op once committed. */
   release(): void;
 }
 

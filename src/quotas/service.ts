@@ -1,140 +1,138 @@
 import type { Logger } from 'pino';
+import { ChangeFeed } from '../cluster/port';
+import { createReadCache } from '../cluster/read-cache';
 import { AppError } from '../core/errors';
-import { QuotaGate, QuotaReport, QuotaService, QuotaStore, UsageCharge } from './port';
+import { Counters, othersIn, ownIn, quotasIn, zeroCounters } from './grants';
+import { createMonthGrants, Month, monthFrom } from './month-grants';
+import { QuotaLedger, QuotaLimitStore, QuotaReport, QuotaService } from './port';
 import { Amounts, Limits, monthEnd, monthOf, QUOTA_NAMES, QuotaName } from './quota';
 import { quotaExceeded } from './refusal';
 
 export interface QuotaDeps {
-  store: QuotaStore;
+  limits: QuotaLimitStore;
+  ledger: QuotaLedger;
+  /** This node's NODE_ID: its rows of a shared ledger (registration keeps it unique, src/cluster/node-registration.ts). */
+  node: string;
+  changes: ChangeFeed;
   now: () => number;
   logger: Logger;
   /** Counts each refusal by quota (openpie_quota_refusals_total). */
   onRefused?: (quota: QuotaName) => void;
-  /** How often charges made with `spend` and `record` are saved, in ms. */
+  /** How often this node's counts are saved, in ms. */
   flushMs?: number;
+  /** How long limits are used before they are read again, in ms (a change notice drops them at once). */
+  limitsMaxAgeMs: number;
 }
 
-/** Counters of one project and month, by quota. */
-type Counters = Record<QuotaName, number>;
-
-const zero = (): Record<QuotaName, number> => ({ shadowOps: 0, expressionRuns: 0, triggerRuns: 0, messages: 0, apiCalls: 0 });
-/** The charged quotas of `amounts` (a plain loop: it runs several times for every metered call). */
-function entries(amounts: Amounts): (readonly [QuotaName, number])[] {
-  const found: (readonly [QuotaName, number])[] = [];
-  for (const q of QUOTA_NAMES) {
-    const amount = amounts[q];
-    if (amount) found.push([q, amount]);
-  }
-  return found;
-}
+const add = (counters: Counters, amounts: Amounts, sign = 1) => {
+  for (const [q, n] of quotasIn(amounts)) counters[q] += sign * n;
+};
+/** What a save stores of a month: every charge but the reservations whose writes are not committed yet. */
+const settled = (m: Month, q: QuotaName) => m.used[q] - m.held[q];
 
 /**
- * The quotas of every project (docs/automation.md "Quotas"). Checks are made against counters held in memory, which start
- * from the store and take every charge at once, so two concurrent writes can never both pass a nearly spent
- * quota. Shadow writes store their charge in their own transaction (`reserve`, then ShadowCommit.charge); other
- * charges are saved every `flushMs` and on close. One process owns the counters (the embedded broker is one too).
+ * The quotas of every project (docs/automation.md "Quotas"), over a ledger (QuotaLedger). Each node counts its own
+ * charges in memory, checks every charge there at once (so concurrent requests never pass a nearly spent quota
+ * together), and saves its counts every `flushMs` and on close as absolute values. For a limited quota a node first
+ * takes a grant of the limit and charges from it in memory; what it did not spend it gives back when limits change
+ * and when it stops.
+ *
+ * A node alone (STORE=sqlite, QuotaLedger.singleNode) is granted the whole limit at once, so its checks are plain
+ * comparisons with the limit, and its shadow writes add their charge in their own transaction (Reservation.charge).
+ * Nodes sharing a ledger (STORE=cassandra) take blocks of it (a compare-and-set over the project's month, so the
+ * nodes' grants never add up past the limit) and save shadow charges with the rest once the write is committed.
+ *
+ * Charges that can wait for a grant (reserve, spend: shadow writes, REST calls, MQTT CONNECT, triggers) never pass a
+ * limit. `spendNow` (MQTT subscriptions and publishes) cannot wait: past its grant a node of a cluster charges on
+ * credit, at most one block, within what it last read was left, and takes the grant in the background: if the other
+ * nodes took what was left meanwhile, the limit is passed by at most that block per node.
  */
-export function createQuotaService({ store, now, logger, onRefused, flushMs = 1000 }: QuotaDeps): QuotaService {
-  /** Everything charged, by project and month: what the store holds plus what is held or not yet saved. */
-  const totals = new Map<string, Counters>();
-  const loading = new Map<string, Promise<Counters>>();
-  /** Charged with `spend`/`record` and not yet saved, whether or not the totals are loaded. */
-  const unsaved = new Map<string, Counters>();
-  const limits = new Map<string, Limits>();
-  const limitsLoading = new Map<string, Promise<Limits>>();
+export function createQuotaService(deps: QuotaDeps): QuotaService {
+  const { ledger, changes, now, logger, onRefused, flushMs = 1000 } = deps;
+  const alone = ledger.singleNode !== undefined;
+  const node = ledger.singleNode ?? deps.node;
+  const months = new Map<string, Month>();
+  const loading = new Map<string, Promise<Month>>();
+  /** Charged (`record`, `spendNow`) before the month was read: counted in when it is. */
+  const pending = new Map<string, Counters>();
+  const limitCache = createReadCache<Limits>({ maxAgeMs: deps.limitsMaxAgeMs, now });
   let saving: Promise<void> = Promise.resolve();
   let closed = false;
+  const grants = createMonthGrants({ ledger, node, logger, wholeLimit: alone });
 
   const keyOf = (projectid: string, month: string) => `${projectid}\u0000${month}`;
+  const limitsOf = (projectid: string) => limitCache.get(projectid, () => deps.limits.getLimits(projectid));
+  const peekLimits = (projectid: string) => limitCache.peek(projectid, () => deps.limits.getLimits(projectid));
 
-  function totalsOf(projectid: string, month: string): Promise<Counters> {
+  function monthOfProject(projectid: string, month: string): Promise<Month> {
     const key = keyOf(projectid, month);
-    const known = totals.get(key);
+    const known = months.get(key);
     if (known) return Promise.resolve(known);
-    let pending = loading.get(key);
-    if (!pending) {
-      pending = (async () => {
-        // Saves skip a month while it loads, so its unsaved charges are counted exactly once: in `unsaved` here.
-        await saving;
-        const stored = await store.readUsage(projectid, month);
-        const extra = unsaved.get(key);
-        const loaded = zero();
-        for (const q of QUOTA_NAMES) loaded[q] = (stored[q] ?? 0) + (extra?.[q] ?? 0);
-        totals.set(key, loaded);
-        return loaded;
+    let load = loading.get(key);
+    if (!load) {
+      load = (async () => {
+        const m = monthFrom(projectid, month, await ledger.read(projectid, month), node);
+        add(m.used, pending.get(key) ?? {});
+        pending.delete(key);
+        months.set(key, m);
+        return m;
       })().finally(() => loading.delete(key));
-      loading.set(key, pending);
+      loading.set(key, load);
     }
-    return pending;
+    return load;
   }
 
-  function limitsOf(projectid: string): Promise<Limits> {
-    const known = limits.get(projectid);
-    if (known) return Promise.resolve(known);
-    let pending = limitsLoading.get(projectid);
-    if (!pending) {
-      pending = store
-        .getLimits(projectid)
-        .then((l) => {
-          limits.set(projectid, l);
-          return l;
-        })
-        .finally(() => limitsLoading.delete(projectid));
-      limitsLoading.set(projectid, pending);
+  function refuse(m: Month, q: QuotaName, limit: number, at: number): AppError {
+    onRefused?.(q);
+    return quotaExceeded(m.projectid, q, limit, Math.min(limit, grants.claimedBy(m, q)), m.month, at);
+  }
+
+  /** Takes `amounts` once every limited quota's grant covers them; throws QUOTA_EXCEEDED when one cannot. */
+  async function take(projectid: string, amounts: Amounts, at: number): Promise<Month> {
+    const [m, limits] = await Promise.all([monthOfProject(projectid, monthOf(at)), limitsOf(projectid)]);
+    for (;;) {
+      const short = quotasIn(amounts).filter(([q, n]) => limits[q] !== undefined && !grants.covered(m, q, n, limits[q]!));
+      if (short.length === 0) break;
+      for (const [q, n] of short) {
+        const limit = limits[q]!;
+        // Held under a higher limit: give it back first, so that the lower one counts it.
+        if (m.others.claimed[q] + m.granted[q] > limit) await grants.giveBack(m);
+        if (!(await grants.grant(m, q, n, limit))) throw refuse(m, q, limit, at);
+      }
+      // Charges of this node taken meanwhile may have spent the new grant: look again.
     }
-    return pending;
+    add(m.used, amounts);
+    grants.topUp(m, limits);
+    return m;
   }
 
-  /** Throws QUOTA_EXCEEDED when `amounts` would take a counter past its limit; then charges them in memory. */
-  async function take(projectid: string, amounts: Amounts, at: number): Promise<{ counters: Counters; month: string }> {
-    const month = monthOf(at);
-    const [counters, limit] = await Promise.all([totalsOf(projectid, month), limitsOf(projectid)]);
-    for (const [q, amount] of entries(amounts)) {
-      const max = limit[q];
-      if (max !== undefined && counters[q] + amount > max) throw exceeded(projectid, q, max, counters[q], month, at);
-    }
-    add(counters, amounts);
-    return { counters, month };
-  }
-
-  function exceeded(projectid: string, quota: QuotaName, limit: number, used: number, month: string, at: number): AppError {
-    onRefused?.(quota);
-    return quotaExceeded(projectid, quota, limit, used, month, at);
-  }
-
-  function add(counters: Counters, amounts: Amounts, sign = 1): void {
-    for (const [q, amount] of entries(amounts)) counters[q] += sign * amount;
-  }
-
-  function markUnsaved(projectid: string, month: string, amounts: Amounts): void {
-    const key = keyOf(projectid, month);
-    let counters = unsaved.get(key);
-    if (!counters) unsaved.set(key, (counters = zero()));
-    add(counters, amounts);
-  }
-
-  /** Saves every unsaved charge; one save at a time. Months other than the current one leave memory once saved. */
+  /** Saves every month whose settled counts changed; one save at a time. Past months leave memory once saved. */
   function save(): Promise<void> {
     saving = saving.then(async () => {
-      const charges: UsageCharge[] = [];
-      for (const [key, counters] of unsaved) {
-        if (loading.has(key)) continue;
-        const amounts = Object.fromEntries(entries(counters)) as Amounts;
-        const [projectid, month] = key.split('\u0000');
-        if (Object.keys(amounts).length > 0) charges.push({ projectid, month, amounts });
+      // Charged before their month was read: read it, so that they are saved with the rest.
+      await Promise.all(
+        [...pending.keys()].map((key) => {
+          const [projectid, month] = key.split('\u0000');
+          return monthOfProject(projectid, month).catch((err: unknown) => logger.warn({ err }, 'quota counters not read'));
+        }),
+      );
+      const counts: { projectid: string; month: string; quota: QuotaName; used: number }[] = [];
+      for (const m of months.values()) {
+        for (const q of QUOTA_NAMES) if (settled(m, q) !== m.saved[q]) counts.push({ projectid: m.projectid, month: m.month, quota: q, used: settled(m, q) });
       }
-      if (charges.length > 0) {
+      if (counts.length > 0) {
         try {
-          await store.addUsage(charges);
+          await ledger.saveUsed(node, counts);
         } catch (err) {
           logger.warn({ err }, 'quota counters not saved; retrying');
           return;
         }
-        for (const c of charges) add(unsaved.get(keyOf(c.projectid, c.month))!, c.amounts, -1);
+        for (const c of counts) months.get(keyOf(c.projectid, c.month))!.saved[c.quota] = c.used;
       }
       const current = monthOf(now());
-      for (const [key, counters] of unsaved) if (entries(counters).length === 0) unsaved.delete(key);
-      for (const key of totals.keys()) if (!key.endsWith(`\u0000${current}`) && !unsaved.has(key)) totals.delete(key);
+      for (const [key, m] of months) {
+        if (m.month !== current && QUOTA_NAMES.every((q) => m.held[q] === 0 && m.used[q] === m.saved[q])) months.delete(key);
+      }
     });
     return saving;
   }
@@ -142,73 +140,109 @@ export function createQuotaService({ store, now, logger, onRefused, flushMs = 10
   const timer = setInterval(() => void save(), flushMs);
   timer.unref();
 
-  const gate: QuotaGate = {
+  /** Limits changed on some node: read them again, and give back what was granted under the old ones. */
+  function limitsChanged(projectid: string): void {
+    limitCache.invalidate(projectid);
+    for (const m of months.values()) if (m.projectid === projectid) void grants.giveBack(m);
+  }
+  changes.listen((notice) => {
+    if (notice === 'all') limitCache.clear();
+    else if (notice.kind === 'quota-limits') limitsChanged(notice.key);
+  });
+
+  const service: QuotaService = {
     async reserve(projectid, amounts, at) {
-      const { counters, month } = await take(projectid, amounts, at);
-      let held = true;
+      const m = await take(projectid, amounts, at);
+      add(m.held, amounts);
+      let open = true;
       return {
-        charge: { projectid, month, amounts },
+        // A node alone: the write's transaction adds the charge to its ledger rows, as a save would have.
+        charge: alone ? { projectid, month: m.month, amounts } : undefined,
+        committed() {
+          if (!open) return;
+          open = false;
+          add(m.held, amounts, -1);
+          if (alone) add(m.saved, amounts);
+        },
         release() {
-          if (held) add(counters, amounts, -1);
-          held = false;
+          if (!open) return;
+          open = false;
+          add(m.held, amounts, -1);
+          add(m.used, amounts, -1);
         },
       };
     },
+
     async spend(projectid, amounts, at) {
-      const { month } = await take(projectid, amounts, at);
-      markUnsaved(projectid, month, amounts);
+      await take(projectid, amounts, at);
     },
+
     spendNow(projectid, amounts, at) {
       const month = monthOf(at);
-      const counters = totals.get(keyOf(projectid, month));
-      const limit = limits.get(projectid);
-      if (!counters || !limit) {
-        gate.record(projectid, amounts, at);
-        void Promise.all([totalsOf(projectid, month), limitsOf(projectid)]).catch((err: unknown) => logger.warn({ err }, 'quota counters not read'));
+      const m = months.get(keyOf(projectid, month));
+      const limits = peekLimits(projectid)?.value;
+      if (!m || !limits) {
+        service.record(projectid, amounts, at);
         return undefined;
       }
-      for (const [q, amount] of entries(amounts)) {
-        const max = limit[q];
-        if (max !== undefined && counters[q] + amount > max) return exceeded(projectid, q, max, counters[q], month, at);
+      const credit: [QuotaName, number, number][] = [];
+      for (const [q, n] of quotasIn(amounts)) {
+        const limit = limits[q];
+        if (limit === undefined || grants.covered(m, q, n, limit)) continue;
+        if (m.others.claimed[q] + m.granted[q] > limit) void grants.giveBack(m);
+        const allowed = grants.onCredit(m, q, n, limit);
+        if (allowed !== true) return allowed || refuse(m, q, limit, at);
+        credit.push([q, n, limit]);
       }
-      add(counters, amounts);
-      markUnsaved(projectid, month, amounts);
+      add(m.used, amounts);
+      for (const [q, n, limit] of credit) void grants.grantInBackground(m, q, n, limit);
+      grants.topUp(m, limits);
       return undefined;
     },
+
     record(projectid, amounts, at) {
       const month = monthOf(at);
-      markUnsaved(projectid, month, amounts);
-      const counters = totals.get(keyOf(projectid, month));
-      if (counters) add(counters, amounts);
-      // Not loaded: the totals will count it when they load, from `unsaved`.
+      const key = keyOf(projectid, month);
+      const m = months.get(key);
+      if (m) return add(m.used, amounts);
+      let counters = pending.get(key);
+      if (!counters) pending.set(key, (counters = zeroCounters()));
+      add(counters, amounts);
+      peekLimits(projectid);
+      monthOfProject(projectid, month).catch((err: unknown) => logger.warn({ err }, 'quota counters not read'));
     },
-  };
 
-  return {
-    ...gate,
-
-    async report(projectid: string, month = monthOf(now())): Promise<QuotaReport> {
-      const [counters, limit] = await Promise.all([totalsOf(projectid, month), limitsOf(projectid)]);
-      const quotas = Object.fromEntries(QUOTA_NAMES.map((q) => [q, { used: counters[q], limit: limit[q] ?? null }]));
+    async report(projectid, month = monthOf(now())) {
+      const [snapshot, limits] = await Promise.all([ledger.read(projectid, month), deps.limits.getLimits(projectid)]);
+      const m = months.get(keyOf(projectid, month));
+      if (m) grants.refresh(m, snapshot);
+      const others = othersIn(snapshot, node).used;
+      const own = m ? m.used : ownIn(snapshot, node).used;
+      const extra = pending.get(keyOf(projectid, month)) ?? zeroCounters();
+      const quotas = Object.fromEntries(QUOTA_NAMES.map((q) => [q, { used: others[q] + own[q] + (m ? 0 : extra[q]), limit: limits[q] ?? null }]));
       return { projectid, month, resetsAt: new Date(monthEnd(month)).toISOString(), quotas: quotas as QuotaReport['quotas'] };
     },
 
-    /** Replaces the limits of a project; a quota left out is unlimited. */
-    async setLimits(projectid: string, next: Limits): Promise<void> {
-      await store.setLimits(projectid, next);
-      limits.set(projectid, next);
+    async setLimits(projectid, limits) {
+      try {
+        await deps.limits.setLimits(projectid, limits);
+      } finally {
+        changes.announce({ kind: 'quota-limits', key: projectid });
+        limitsChanged(projectid);
+      }
     },
 
-    /** Saves every unsaved charge now. */
     flush: save,
 
-    async close(): Promise<void> {
+    async close() {
       if (closed) return;
       closed = true;
       clearInterval(timer);
+      await Promise.all([...months.values()].map((m) => grants.giveBack(m)));
       await save();
     },
   };
+  return service;
 }
 
 export type { QuotaReport, QuotaService };

@@ -11,9 +11,10 @@ export interface ShadowCommit {
   /** Points of the write, queued for the time-series store in the same atomic step (see PointOutbox in timeseries/port.ts). */
   points: readonly Point[];
   /**
-   * Quota usage of the write, added to the counters in the same atomic step (issue 5 §5) by a store that keeps the
-   * counters (SQLite). A store shared by nodes ignores it: the cluster's quota service counts the charge when it is
-   * reserved and takes it back when the write is not committed (src/quotas/cluster-quota-service.ts).
+   * Quota usage of the write, added to the counters in the same atomic step (issue 5 §5). Only a store that keeps the
+   * quota ledger in its own database is given one (Reservation.charge: SQLite); a store that cannot add it atomically
+   * refuses a commit that carries one rather than ignore it. Without it, the quota service saves the charge once the
+   * write is committed, and gives it back when it is not (src/quotas/service.ts).
    */
   charge?: UsageCharge;
 }

@@ -101,8 +101,8 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
   /**
    * Plans the write on the shadow as it is and stores it with compare-and-set, together with the writes of the same
    * device that wait with it (shadows/write-queue.ts). The write's points are recorded whether or not the shadow
-   * changes (back-dated writes still feed the time series, issue 3 §1), and its quota charge is stored, in the same
-   * atomic step. The reply does not wait for the time-series store: the points are durable in the outbox already,
+   * changes (back-dated writes still feed the time series, issue 3 §1), in the same atomic step; its quota charge
+   * too where the quota ledger is the node's own (SQLite), else once the commit is known (quotas/service.ts). The reply does not wait for the time-series store: the points are durable in the outbox already,
    * and the data-store API drains the outbox before it answers a query, so a query still sees every acknowledged
    * write. A plan is made again on each try, since the schema's `$$` is the shadow as it is then.
    */

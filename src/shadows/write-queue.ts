@@ -115,6 +115,8 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
         continue;
       }
       if (staged.committed) {
+        // Settled at once: the commit holds the charges now (src/quotas/service.ts saves them accordingly).
+        folded.forEach((f) => f.held?.committed());
         // The next fold may build on this one now; these writes are answered once it is on disk.
         lane.known = stored;
         staged.durable.then(
@@ -198,7 +200,7 @@ export type ShadowWriteQueue = ReturnType<typeof createShadowWriteQueue>;
 
 /** The charges of a fold, added up: one device, so one project; one month (see fold). */
 function chargeOf(folded: Folded[]): UsageCharge | undefined {
-  const charges = folded.flatMap((f) => (f.held ? [f.held.charge] : []));
+  const charges = folded.flatMap((f) => (f.held?.charge ? [f.held.charge] : []));
   if (charges.length <= 1) return charges[0];
   const amounts: Amounts = {};
   for (const c of charges) for (const q of QUOTA_NAMES) if (c.amounts[q]) amounts[q] = (amounts[q] ?? 0) + c.amounts[q];

@@ -1,6 +1,6 @@
 import { AppError } from '../core/errors';
-import { QueryLimits } from '../config/limits-config';
 import { createFairSlots, SlotRefusedError } from '../ratelimit/fair-slots';
+import { QueryLimits } from './limits';
 import { QueryBody, TimeSeriesQueries } from './port';
 import {
   answerBytes, answerBytesAtMost, checkEstimates, overBudgetError, QueryAnswer, QueryRun, TagsResponse, ValidatedQuery,

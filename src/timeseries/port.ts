@@ -75,3 +75,8 @@ export interface HistoryEraser {
   /** Every point of the metric; a metric with no points is no error. */
   deleteMetric(metric: string): Promise<void>;
 }
+
+/** Times a query of the data-store API for the service's metrics (openpie_feed_query_duration_seconds). */
+export interface QueryTimer {
+  timeQuery<T>(kind: 'datapoints' | 'tags', run: () => Promise<T>): Promise<T>;
+}

@@ -9,3 +9,15 @@ export interface SigningKeyStore {
   /** Replaces the key (rotation). */
   replace(key: JWK): Promise<void>;
 }
+
+/**
+ * User tokens refused before they expire, by their `jti` (issue 20 §6): in the service's SQLite database, or shared
+ * by every node in Cassandra. A revocation is only needed until the token would expire anyway, so each is kept until
+ * `expiresAt` and then forgotten (a Cassandra TTL; SQLite prunes expired rows as it records new ones).
+ */
+export interface RevokedTokens {
+  /** Refuses `jti` until `expiresAt` (epoch ms); idempotent: revoking it again records the new `expiresAt`. */
+  revoke(jti: string, expiresAt: number): Promise<void>;
+  /** Whether `jti` is revoked and its revocation not yet past `expiresAt`. */
+  isRevoked(jti: string): Promise<boolean>;
+}

@@ -11,13 +11,22 @@ import {
 } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { ChangeFeed, silentChangeFeed } from '../cluster/port';
-import { SigningKeyStore } from './port';
+import { AppError } from '../core/errors';
+import { hasLowS, withLowS } from './low-s';
+import { RevokedTokens, SigningKeyStore } from './port';
 
 /** Issuer and algorithm of NETPIE's own user tokens (netpie reference §2: ES256, `iss: cer:usertoken`). */
 const ISSUER = 'cer:usertoken';
 const ALG = 'ES256';
 /** A token naming a key this node does not have makes it read the key again, at most this often. */
 const UNKNOWN_KEY_RELOAD_MS = 1000;
+/** The longest life of a user token (POST /v2/admin/tokens `ttl`): one year. */
+export const USER_TOKEN_MAX_TTL_SECONDS = 31_536_000;
+/**
+ * How long a revocation is kept: past the end of any token it can name, whatever its `exp`, so revoking needs only
+ * the `jti`. A day more than the longest life, for the clocks of the node that issued and the one that revokes.
+ */
+const REVOCATION_KEPT_MS = (USER_TOKEN_MAX_TTL_SECONDS + 86_400) * 1000;
 
 /**
  * What a user token may do in the data-store API: `read` queries every device of its project; `write` also deletes
@@ -34,12 +43,26 @@ export interface UserTokenClaims {
   scope: UserTokenScope;
 }
 
+/** A new token and what an operator needs to know of it: `jti` names it to revoke it. */
+export interface IssuedUserToken {
+  token: string;
+  jti: string;
+  expires: number;
+  scope: UserTokenScope;
+}
+
 export interface UserTokens {
-  issue(projectid: string, ttlSeconds: number, scope?: UserTokenScope): Promise<{ token: string; expires: number; scope: UserTokenScope }>;
-  /** The token's project and scope, or undefined when the token is malformed, forged, expired or signed with a replaced key. */
+  issue(projectid: string, ttlSeconds: number, scope?: UserTokenScope): Promise<IssuedUserToken>;
+  /**
+   * The token's project and scope, or undefined when the token is malformed, forged, expired or signed with a replaced
+   * key; rejects with INVALID_CREDENTIALS when its `jti` is revoked (its signature is checked first, so a forged token
+   * costs no read of the revocations).
+   */
   verify(token: string): Promise<UserTokenClaims | undefined>;
   /** Replaces the signing key: tokens signed with the old one are refused from then on, on every node. */
   rotateKey(): Promise<{ kid: string }>;
+  /** Refuses the token `jti` from now on, on every node (idempotent; an unknown `jti` is recorded all the same). */
+  revoke(jti: string): Promise<void>;
 }
 
 export interface UserTokenDeps {
@@ -49,6 +72,8 @@ export interface UserTokenDeps {
   now?: () => number;
   /** How long the key read is used before it is read again, in ms; unset: until this node rotates it. */
   maxAgeMs?: number;
+  /** The revoked tokens, as this node reads them (cached-revoked-tokens.ts); unset: this process's memory. */
+  revoked?: RevokedTokens;
 }
 
 interface LoadedKey {
@@ -74,9 +99,16 @@ async function importKey(jwk: JWK): Promise<LoadedKey> {
  * in the store (`keys`: USER_TOKEN_KEY_FILE with STORE=sqlite, Cassandra with STORE=cassandra, where the first node
  * to start creates it for all), so tokens survive restarts and every node accepts every node's tokens. Tokens name
  * their key (`kid`); a rotation replaces the key everywhere: this node at once, the others on the change notice, on
- * the first token naming a key they do not have, or within `maxAgeMs`.
+ * the first token naming a key they do not have, or within `maxAgeMs`. A revoked token (by `jti`) is refused as
+ * `revoked` answers: at once on the node that revoked it, on the others as their copy of the answer is dropped.
  */
-export async function createUserTokens({ keys, changes = silentChangeFeed(), now = Date.now, maxAgeMs = Infinity }: UserTokenDeps): Promise<UserTokens> {
+export async function createUserTokens({
+  keys,
+  changes = silentChangeFeed(),
+  now = Date.now,
+  maxAgeMs = Infinity,
+  revoked = revokedInMemory(now),
+}: UserTokenDeps): Promise<UserTokens> {
   let current = await importKey((await keys.read()) ?? (await keys.create(await freshKey())));
   /** When the key was last read, or tried: a store that cannot answer leaves this node with the key it has. */
   let checkedAt = now();
@@ -107,37 +139,51 @@ export async function createUserTokens({ keys, changes = silentChangeFeed(), now
     if (notice === 'all' || notice.kind === 'signing-key') stale = true;
   });
 
+  /** The claims and `jti` of a token this service signed with the key it has, or undefined. */
+  async function signedClaims(token: string): Promise<{ claims: UserTokenClaims; jti?: string } | undefined> {
+    try {
+      // The high-S twin of a valid signature verifies too; only the form this service signs is taken (low-s.ts).
+      if (!hasLowS(token)) return undefined;
+      let key = await keyNow();
+      // Tokens issued before keys had ids carry none: they are checked against the key there is.
+      const { kid } = decodeProtectedHeader(token);
+      if (kid !== undefined && kid !== key.kid && now() - checkedAt >= UNKNOWN_KEY_RELOAD_MS) key = await reload();
+      if (kid !== undefined && kid !== key.kid) return undefined;
+      const { payload } = await jwtVerify(token, key.publicKey, { issuer: ISSUER, algorithms: [ALG] });
+      const projectid = (payload.ctx as { projectid?: unknown } | undefined)?.projectid;
+      if (typeof projectid !== 'string' || typeof payload.exp !== 'number') return undefined;
+      const write = Array.isArray(payload.scope) && payload.scope.includes(WRITE_SCOPE);
+      return { claims: { projectid, expires: payload.exp * 1000, scope: write ? 'write' : 'read' }, jti: payload.jti };
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
     async issue(projectid, ttlSeconds, scope = 'read') {
       const key = await keyNow();
       const at = Math.floor(now() / 1000);
       const scopes = [`project:${projectid}`, ...(scope === 'write' ? [WRITE_SCOPE] : [])];
+      const jti = randomUUID();
       const token = await new SignJWT({ ctx: { projectid }, scope: scopes })
         .setProtectedHeader({ alg: ALG, typ: 'JWT', kid: key.kid })
         .setIssuer(ISSUER)
         .setIssuedAt(at)
         .setNotBefore(at)
         .setExpirationTime(at + ttlSeconds)
-        .setJti(randomUUID())
+        .setJti(jti)
         .sign(key.privateKey);
-      return { token, expires: (at + ttlSeconds) * 1000, scope };
+      return { token: withLowS(token), jti, expires: (at + ttlSeconds) * 1000, scope };
     },
 
     async verify(token) {
-      try {
-        let key = await keyNow();
-        // Tokens issued before keys had ids carry none: they are checked against the key there is.
-        const { kid } = decodeProtectedHeader(token);
-        if (kid !== undefined && kid !== key.kid && now() - checkedAt >= UNKNOWN_KEY_RELOAD_MS) key = await reload();
-        if (kid !== undefined && kid !== key.kid) return undefined;
-        const { payload } = await jwtVerify(token, key.publicKey, { issuer: ISSUER, algorithms: [ALG] });
-        const projectid = (payload.ctx as { projectid?: unknown } | undefined)?.projectid;
-        if (typeof projectid !== 'string' || typeof payload.exp !== 'number') return undefined;
-        const write = Array.isArray(payload.scope) && payload.scope.includes(WRITE_SCOPE);
-        return { projectid, expires: payload.exp * 1000, scope: write ? 'write' : 'read' };
-      } catch {
-        return undefined;
+      const signed = await signedClaims(token);
+      if (!signed) return undefined;
+      // Tokens issued before they carried a `jti` cannot be revoked one by one: rotating the key ends them all.
+      if (signed.jti !== undefined && (await revoked.isRevoked(signed.jti))) {
+        throw new AppError('INVALID_CREDENTIALS', `user token ${signed.jti} was revoked`);
       }
+      return signed.claims;
     },
 
     async rotateKey() {
@@ -147,6 +193,21 @@ export async function createUserTokens({ keys, changes = silentChangeFeed(), now
       checkedAt = now();
       changes.announce({ kind: 'signing-key', key: 'user-tokens' });
       return { kid: current.kid };
+    },
+
+    revoke: (jti) => revoked.revoke(jti, now() + REVOCATION_KEPT_MS),
+  };
+}
+
+/** Revocations kept by this process alone: for a UserTokens built without a store (unit tests). */
+function revokedInMemory(now: () => number): RevokedTokens {
+  const until = new Map<string, number>();
+  return {
+    async revoke(jti, expiresAt) {
+      until.set(jti, expiresAt);
+    },
+    async isRevoked(jti) {
+      return (until.get(jti) ?? 0) > now();
     },
   };
 }

@@ -5,6 +5,7 @@ import { parseTemplate, templateProblem } from '../expressions/template';
 import { isJsonObject, JsonObject, setMember } from '../core/json';
 import { deviceTopic, topicProblem } from '../messaging/topics';
 import { JsonValue, withProblem } from '../schema/codecs';
+import { contentTypeOf, hookBody } from './hook-body';
 
 /** Trigger and hook limits, named in the docs/limits-and-errors.md ("Limits"). */
 export const TRIGGER_LIMITS = {
@@ -177,10 +178,38 @@ export const WebhookUri = withProblem(HookTemplate, 'uri', (s) => {
   }
 });
 
-/** A webhook (netpie reference §8.3): `{"method","uri","header","body"}` with `{{ }}` templates. */
-export const WebhookConfig = closed(
+/**
+ * A body or payload that filled values cannot reshape (issue 20 §4, hook-body.ts): one that cannot be filled safely
+ * is refused at its member (`config.body`, `config.payload`).
+ */
+function withSafeBody<A>(codec: t.Type<A, A, unknown>, member: 'body' | 'payload', read: (a: A) => { source?: string; contentType?: string }) {
+  return new t.Type<A, A, unknown>(
+    codec.name,
+    codec.is,
+    (u, c) => {
+      const r = codec.validate(u, c);
+      if (r._tag === 'Left') return r;
+      const { source, contentType } = read(r.right);
+      if (source === undefined) return r;
+      const body = hookBody(source, contentType);
+      if (!('problem' in body)) return r;
+      const hint = member === 'body' && contentType === undefined ? '; to send it as text, set a Content-Type header such as text/plain' : '';
+      return t.failure(source, t.appendContext(c, member, HookTemplate, source), `${body.problem}${hint}`);
+    },
+    t.identity,
+  );
+}
+
+const WebhookShape = closed(
   { method: t.keyof({ GET: null, POST: null, PUT: null, PATCH: null, DELETE: null }), uri: WebhookUri },
   { header: Headers, body: HookTemplate },
+);
+
+/** A webhook (netpie reference §8.3): `{"method","uri","header","body"}` with `{{ }}` templates. */
+export const WebhookConfig = withSafeBody(
+  WebhookShape,
+  'body',
+  (config) => ({ source: config.body, contentType: contentTypeOf(config.header) }),
 );
 export type WebhookConfig = t.TypeOf<typeof WebhookConfig>;
 
@@ -195,7 +224,13 @@ const MessageTopic = withProblem(t.string, 'topic', (s) => {
  * Publishes a message (issue 5 §4): `payload` is a template; `qos` (0 or 1, default 1) and `retain` (default false)
  * as a REST publish's query parameters (messaging/publish-options.ts).
  */
-export const MessageConfig = closed({ topic: MessageTopic }, { payload: HookTemplate, qos: t.union([t.literal(0), t.literal(1)]), retain: t.boolean });
+const MessageShape = closed({ topic: MessageTopic }, { payload: HookTemplate, qos: t.union([t.literal(0), t.literal(1)]), retain: t.boolean });
+
+export const MessageConfig = withSafeBody(
+  MessageShape,
+  'payload',
+  (config) => ({ source: config.payload }),
+);
 export type MessageConfig = t.TypeOf<typeof MessageConfig>;
 
 const HookShape = closed({ type: t.keyof({ WEBHOOK: null, MESSAGE: null }), config: t.unknown }, { enabled: t.boolean, description: t.string });
@@ -204,20 +239,30 @@ export type EventHook =
   | { type: 'WEBHOOK'; config: WebhookConfig; enabled?: boolean; description?: string }
   | { type: 'MESSAGE'; config: MessageConfig; enabled?: boolean; description?: string };
 
-/** An event hook of a project: a WEBHOOK, or a MESSAGE published to a topic of the triggering device. */
-export const EventHook = new t.Type<EventHook, EventHook, unknown>(
-  'event hook',
-  (u): u is EventHook => isJsonObject(u),
-  (u, c) => {
-    const shape = HookShape.validate(u, c);
-    if (shape._tag === 'Left') return shape;
-    const codec: t.Decoder<unknown, WebhookConfig | MessageConfig> = shape.right.type === 'WEBHOOK' ? WebhookConfig : MessageConfig;
-    const config = codec.validate(shape.right.config, t.appendContext(c, 'config', codec, shape.right.config));
-    if (config._tag === 'Left') return config;
-    return t.success({ ...shape.right, config: config.right } as EventHook);
-  },
-  t.identity,
-);
+/** A hook of either type, its config decoded by the codec of its type. */
+const hookOf = (name: string, webhook: t.Decoder<unknown, WebhookConfig>, message: t.Decoder<unknown, MessageConfig>) =>
+  new t.Type<EventHook, EventHook, unknown>(
+    name,
+    (u): u is EventHook => isJsonObject(u),
+    (u, c) => {
+      const shape = HookShape.validate(u, c);
+      if (shape._tag === 'Left') return shape;
+      const codec: t.Decoder<unknown, WebhookConfig | MessageConfig> = shape.right.type === 'WEBHOOK' ? webhook : message;
+      const config = codec.validate(shape.right.config, t.appendContext(c, 'config', codec as t.Mixed, shape.right.config));
+      if (config._tag === 'Left') return config;
+      return t.success({ ...shape.right, config: config.right } as EventHook);
+    },
+    t.identity,
+  );
+
+/** An event hook of a project, as saved: a WEBHOOK, or a MESSAGE published to a topic of the triggering device. */
+export const EventHook = hookOf('event hook', WebhookConfig, MessageConfig);
+
+/**
+ * A hook as read back from a store: the shapes without the body rule, so a hook saved before the rule (issue 20 §4)
+ * still reads; its delivery refuses a body it cannot fill safely (hook-body.ts) and logs why.
+ */
+export const StoredEventHook = hookOf('stored event hook', WebhookShape, MessageShape);
 
 /** `?deviceid=&limit=` of the delivery log. */
 export const DeliveryQuery = closed(

@@ -16,6 +16,7 @@ import { ShadowUpdate } from '../shadows/service';
 import { EventHook, EventName, Trigger } from './codecs';
 import { Delivery, DeliveryLog, TriggerStore } from './port';
 import { EventSides, eventVariables, statusSide } from './variables';
+import { contentTypeOf, HookBody, hookBody } from './hook-body';
 import { WebhookSender } from './webhook';
 
 export interface TriggerRunnerDeps {
@@ -203,20 +204,17 @@ function webhookRequest(hook: Extract<EventHook, { type: 'WEBHOOK' }>, variables
     if (/[\r\n\0]/.test(text)) throw new ExpressionError('evaluation', `header ${name}: a filled value may not hold line breaks`);
     headers[name.toLowerCase()] = text;
   }
-  const rendered = body === undefined ? undefined : parseTemplate(body).render(variables);
-  if (rendered !== undefined && headers['content-type'] === undefined) headers['content-type'] = contentTypeOf(rendered);
+  const filled = body === undefined ? undefined : bodyOf('body', body, contentTypeOf(header)).fill(variables);
+  if (filled !== undefined && headers['content-type'] === undefined) headers['content-type'] = filled.contentType;
   // Values filled into the uri are percent-encoded: a value cannot add a query parameter or change the path.
-  return { method, uri: parseTemplate(uri).render(variables, encodeURIComponent), headers, body: rendered };
+  return { method, uri: parseTemplate(uri).render(variables, encodeURIComponent), headers, body: filled?.text };
 }
 
-/** NETPIE does not say; a body that is JSON is sent as JSON, anything else as text. */
-function contentTypeOf(body: string): string {
-  try {
-    JSON.parse(body);
-    return 'application/json';
-  } catch {
-    return 'text/plain; charset=utf-8';
-  }
+/** A body or payload ready to fill; one saved before it had to be safe (issue 20 §4) fails its delivery instead. */
+function bodyOf(what: 'body' | 'payload', source: string, contentType?: string): HookBody {
+  const body = hookBody(source, contentType);
+  if ('problem' in body) throw new ExpressionError('evaluation', `${what}: ${body.problem}`);
+  return body;
 }
 
 function messageTopic(device: Device, topic: string): string {
@@ -226,7 +224,7 @@ function messageTopic(device: Device, topic: string): string {
 
 /** The payload template filled; without one, the trigger's `msg`, else `{deviceid, event, triggerid, data: $NEW}`. */
 function messagePayload(hook: Extract<EventHook, { type: 'MESSAGE' }>, variables: Map<string, Json>): string {
-  if (hook.config.payload !== undefined) return parseTemplate(hook.config.payload).render(variables);
+  if (hook.config.payload !== undefined) return bodyOf('payload', hook.config.payload).fill(variables).text;
   const msg = variables.get('msg');
   if (typeof msg === 'string') return msg;
   return JSON.stringify({

@@ -35,6 +35,18 @@ export interface WebhookSenderOptions {
   lookup?: typeof dnsLookup;
 }
 
+/**
+ * What an operator sets for webhooks (WEBHOOK_*; docs/automation.md "Triggers and event hooks"): the hosts, addresses
+ * and CIDR ranges they may reach besides public addresses, the deadline of one attempt, attempts per delivery.
+ */
+export interface WebhookSettings {
+  readonly allowHosts: readonly string[];
+  readonly timeoutMs: number;
+  readonly maxAttempts: number;
+}
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = Object.freeze({ allowHosts: [], timeoutMs: 5000, maxAttempts: 3 });
+
 export interface WebhookSender {
   send(request: WebhookRequest): Promise<WebhookOutcome>;
   /** Stops waiting between attempts and aborts those under way; later sends fail at once. */

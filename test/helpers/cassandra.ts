@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'cassandra-driver';
 import { CassandraConnection, connectCassandra } from '../../src/adapters/cassandra/cassandra-client';
 
@@ -48,7 +51,18 @@ export const cassandraStoreEnv = (settings: CassandraTestSettings, keyspace: str
   CASSANDRA_CONTACT_POINTS: settings.contactPoints.join(','),
   CASSANDRA_LOCAL_DATACENTER: settings.localDataCenter,
   CASSANDRA_KEYSPACE: keyspace,
+  CREDENTIAL_KEY_FILE: credentialKeyFileOf(keyspace),
 });
+
+/**
+ * The credential key file every node on `keyspace` is given (CREDENTIAL_KEY_FILE, docs/production.md), made once
+ * here, before any node starts: nodes with separate DATA_DIRs share one registry, so they must digest with one key.
+ */
+function credentialKeyFileOf(keyspace: string): string {
+  const file = join(tmpdir(), `openpie-credential-key-${keyspace}`);
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+  return file;
+}
 
 /** Keyspaces of TEST_STORE=cassandra: one per shared SQLite database (nodes of one cluster), and stacks using each. */
 const clusterKeyspaces = new WeakMap<object, string>();

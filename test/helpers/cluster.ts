@@ -89,12 +89,15 @@ export async function startCluster(
   options: Pick<ServiceOptions, 'sharedStateMaxAgeMs'> = {},
 ): Promise<Cluster> {
   const registry = sharedRegistry(store);
+  // Every node digests device credentials with one key (CREDENTIAL_KEY_FILE), as production nodes must.
+  const keyDir = mkdtempSync(join(tmpdir(), 'openpie-cluster-key-'));
   // TEST_SESSION_STORE=redis: one session store for the cluster's nodes, as production shares one.
   const sessions = env.SESSION_STORE === undefined ? testSessionStoreEnv() : {};
   const nodes: Stack[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.stop()));
     await registry.dispose();
+    rmSync(keyDir, { recursive: true, force: true });
     if (sessions.SESSION_STORE_URL && sessions.SESSION_STORE_PREFIX) await dropRedisKeys(sessions.SESSION_STORE_URL, sessions.SESSION_STORE_PREFIX);
   };
   const run = randomUUID().slice(0, 8);
@@ -102,6 +105,7 @@ export async function startCluster(
     const node = await startStack({
       env: { ...env, ...sessions, ...registry.env, NODE_ID: `test-${run}-${nodes.length}` },
       sharedDatabase: registry.database,
+      credentialKeyFile: join(keyDir, 'credential-key'),
       ...options,
     });
     nodes.push(node);

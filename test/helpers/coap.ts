@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createSocket } from 'node:dgram';
-import { request, type IncomingMessage, type OptionValue } from 'coap';
+import { Agent, request, type IncomingMessage, type OptionValue } from 'coap';
 import { TestDevice } from './devices';
 
 export interface CoapResponse<T = any> {
@@ -33,10 +33,13 @@ const SINGLE_DATAGRAM_PAYLOAD = 1024;
  * A CoAP client for tests over UDP with the node-coap package: never throws on a response code, returns the code and
  * the parsed body. Each request has its own socket (agent: false), so nothing outlives a test.
  */
-export function coapClient(url: string): CoapClient {
+export function coapClient(url: string, from: { localAddress?: string } = {}): CoapClient {
   const { hostname, port } = new URL(url);
   return (method, path, opts = {}) =>
     new Promise((resolve, reject) => {
+      // From another loopback address (127.0.0.2, ...): an agent of its own on a socket bound there, closed after.
+      const agent = from.localAddress === undefined ? undefined : new Agent({ type: 'udp4', socket: createSocket('udp4').bind(0, from.localAddress) });
+      const done = () => agent?.close();
       const payload =
         opts.payload === undefined
           ? undefined
@@ -50,7 +53,7 @@ export function coapClient(url: string): CoapClient {
         pathname: path,
         query: (opts.query ?? []).join('&'),
         confirmable: !opts.nonConfirmable,
-        agent: false,
+        agent: agent ?? false,
         ...(opts.contentFormat !== undefined ? { contentFormat: opts.contentFormat } : {}),
       });
       if (payload && payload.length > SINGLE_DATAGRAM_PAYLOAD) req.setOption('Block1', Buffer.of(6));
@@ -65,10 +68,12 @@ export function coapClient(url: string): CoapClient {
         } catch {
           // not JSON: keep the text
         }
+        done();
         resolve({ code: res.code, body: body as never, text, headers: res.headers });
       });
       req.on('error', (err: Error) => {
         clearTimeout(timer);
+        done();
         reject(err);
       });
       req.end(payload);
@@ -79,8 +84,8 @@ export function coapClient(url: string): CoapClient {
 export const authOf = (device: Pick<TestDevice, 'deviceid' | 'token'>) => `auth=${device.deviceid}:${device.token}`;
 
 /** A client that adds the device's `?auth=` to every request, before any other query argument given. */
-export function coapAs(url: string, device: TestDevice): CoapClient {
-  const client = coapClient(url);
+export function coapAs(url: string, device: TestDevice, from: { localAddress?: string } = {}): CoapClient {
+  const client = coapClient(url, from);
   return (method, path, opts = {}) => client(method, path, { ...opts, query: [authOf(device), ...(opts.query ?? [])] });
 }
 

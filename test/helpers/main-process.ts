@@ -7,6 +7,10 @@ export interface MainProcess {
   child: ChildProcess;
   /** stdout and stderr so far. */
   output(): string;
+  /** stdout alone so far: the banner and the structured (pino) log. */
+  stdout(): string;
+  /** stderr alone so far. */
+  stderr(): string;
   exited: Promise<number | null>;
   /** Resolves once `pattern` appears in the output; fails after `ms` with the output so far. */
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
@@ -25,12 +29,16 @@ export function startMainProcess(env: Record<string, string>, args: string[] = [
     env: { ...inherited, LOG_LEVEL: 'info', HOST: '127.0.0.1', MQTT_HOST: '127.0.0.1', COAP_HOST: '127.0.0.1', ...env },
   });
   let output = '';
-  child.stdout!.on('data', (b) => (output += b));
-  child.stderr!.on('data', (b) => (output += b));
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (b) => ((output += b), (stdout += b)));
+  child.stderr!.on('data', (b) => ((output += b), (stderr += b)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     async waitFor(pattern, ms = 15_000) {
       const until = Date.now() + ms;

@@ -4,10 +4,11 @@ import { Limits } from '../../src/quotas/quota';
 
 /**
  * The quota ledger's contract in memory (test/integration/contracts/quota-ledger.contract.ts holds Cassandra's to
- * it), for unit tests of the cluster quota service: each call yields to the event loop, as a remote store would,
- * so nodes interleave. `failGrants` injects compare-and-sets that fail as if another node had won, `down` an outage.
+ * it), for unit tests of the quota service: each call yields to the event loop, as a remote store would, so nodes
+ * interleave. `failGrants` injects compare-and-sets that fail as if another node had won, `down` an outage.
+ * With `singleNode`, it is the ledger of that node alone (QuotaLedger.singleNode), as SQLite's.
  */
-export function memoryLedger() {
+export function memoryLedger(opts: { singleNode?: string } = {}) {
   const partitions = new Map<string, { version: number; rows: Map<string, LedgerEntry> }>();
   const partitionOf = (projectid: string, month: string) => {
     const key = `${projectid}/${month}`;
@@ -28,6 +29,7 @@ export function memoryLedger() {
   };
   let failNextGrants = 0;
   const ledger: QuotaLedger = {
+    singleNode: opts.singleNode,
     async read(projectid, month) {
       await tick();
       const p = partitionOf(projectid, month);

@@ -63,6 +63,7 @@ export async function startStack(
     readinessChecks: opts.readinessChecks,
     sharedDatabase: opts.sharedDatabase,
     sharedStateMaxAgeMs: opts.sharedStateMaxAgeMs,
+    credentialKeyFile: opts.credentialKeyFile,
   });
   const baseUrl = `http://127.0.0.1:${server.httpPort}`;
   return {

@@ -79,12 +79,22 @@ describe('the source layout', () => {
   });
 
   it('keeps features free of transports: no feature imports http/, mqtt/ or coap/', () => {
-    const features = /^(devices|shadows|messaging|sessions|timeseries|schema|expressions|triggers|quotas|ratelimit|tokens|health|metrics|cluster)\//;
+    const features = /^(devices|shadows|messaging|sessions|timeseries|schema|expressions|triggers|quotas|ratelimit|tokens|health|metrics|cluster|push)\//;
     expect(importsBetween(features, (_, t) => /^(http|mqtt|coap|compose)\//.test(t))).to.deep.equal([]);
   });
 
   it('keeps each transport to itself: http/, mqtt/ and coap/ never import one another', () => {
     const transportOf = (name: string) => /^(http|mqtt|coap)\//.exec(name)?.[1];
     expect(importsBetween(/^(http|mqtt|coap)\//, (name, t) => transportOf(t) !== undefined && transportOf(t) !== transportOf(name))).to.deep.equal([]);
+  });
+
+  it('keeps every rule of admission out of the device-facing transports: no rate limit, quota or point outbox of their own (issue 19)', () => {
+    const deviceDoors = /^(coap|mqtt)\/|^http\/(device|feed|kairos|data-store)/;
+    expect(importsBetween(deviceDoors, (_, t) => /^(ratelimit|quotas)\/|^timeseries\/outbox/.test(t))).to.deep.equal([]);
+  });
+
+  it('keeps features free of config/: each feature owns its settings, config/ only decodes the environment (issue 19)', () => {
+    const features = /^(devices|shadows|messaging|sessions|timeseries|schema|expressions|triggers|quotas|ratelimit|tokens|health|metrics|cluster|push)\//;
+    expect(importsBetween(features, (_, t) => /^config\//.test(t))).to.deep.equal([]);
   });
 });

@@ -16,12 +16,16 @@ describe('openpie CLI commands', () => {
     expect(parseCommand(['devices', 'delete', 'abc']).method).to.equal('DELETE');
     expect(parseCommand(['tokens', 'issue', '--project', 'p', '--ttl', '60']).body).to.deep.equal({ projectid: 'p', ttl: 60 });
     expect(parseCommand(['tokens', 'issue', '--project', 'p', '--scope', 'write']).body).to.deep.equal({ projectid: 'p', scope: 'write' });
+    expect(parseCommand(['tokens', 'revoke', '3f0c5a52-8d7e-4c1b-9a4e-2b6f1d0c7e95'])).to.deep.equal({
+      method: 'DELETE', path: '/v2/admin/tokens/3f0c5a52-8d7e-4c1b-9a4e-2b6f1d0c7e95',
+    });
   });
 
   it('refuses missing options, bad values and unknown commands with a usage error', () => {
     expect(() => parseCommand(['devices', 'create', '--project', 'p'])).to.throw(UsageError, /--group/);
     expect(() => parseCommand(['devices', 'update', 'abc', '--enabled', 'yes'])).to.throw(UsageError, /true or false/);
     expect(() => parseCommand(['devices', 'show'])).to.throw(UsageError, /deviceid/);
+    expect(() => parseCommand(['tokens', 'revoke'])).to.throw(UsageError, /jti/);
     expect(() => parseCommand(['fly'])).to.throw(UsageError, /unknown command/);
     expect(() => parseCommand(['devices', 'list', '--colour', 'red'])).to.throw(UsageError);
   });

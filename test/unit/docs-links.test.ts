@@ -137,7 +137,7 @@ describe('the docs', () => {
     const names = new Set<string>();
     for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)\b/g)) names.add(m[1]);
     for (const m of source.matchAll(/\benv\[\s*['"`]([A-Z][A-Z0-9_]*)['"`]\s*\]/g)) names.add(m[1]);
-    // The loader decodes every variable with one io-ts codec, whose names it exports (limits-config.ts adds its own).
+    // The loader decodes the variables of one table (src/config/variables.ts), whose names it exports.
     for (const name of ENV_NAMES) names.add(name);
     expect(names.size, 'variable names found in the config loader').to.be.greaterThan(0);
 

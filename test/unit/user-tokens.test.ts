@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { createFileSigningKeyStore } from '../../src/adapters/files/file-signing-key-store';
+import { withLowS } from '../../src/tokens/low-s';
 import { createUserTokens } from '../../src/tokens/user-tokens';
 import { memoryFeed } from '../helpers/memory-ledger';
 
@@ -74,17 +75,17 @@ describe('user tokens', () => {
     expect(await tokens.verify((await tokens.issue('p2', 60)).token)).to.include({ projectid: 'p2' });
   });
 
-  it('accept tokens made before keys had ids, while the key is the same', async () => {
+  it('accept tokens made before keys had ids, while the key is the same (in their low-S form, issue 20)', async () => {
     const keys = keysIn('key.json');
     const tokens = await createUserTokens({ keys });
     const privateKey = await importJWK((await keys.read())!, 'ES256');
     const now = Math.floor(Date.now() / 1000);
-    const legacy = await new SignJWT({ ctx: { projectid: 'p1' } })
+    const legacy = withLowS(await new SignJWT({ ctx: { projectid: 'p1' } })
       .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
       .setIssuer('cer:usertoken')
       .setIssuedAt(now)
       .setExpirationTime(now + 60)
-      .sign(privateKey);
+      .sign(privateKey));
 
     expect(await tokens.verify(legacy)).to.include({ projectid: 'p1' });
   });

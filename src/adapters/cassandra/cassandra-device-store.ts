@@ -1,6 +1,8 @@
 import { types } from 'cassandra-driver';
 import * as t from 'io-ts';
 import { AppError } from '../../core/errors';
+import { CredentialKey } from '../../devices/credential-key';
+import { isKeptDigest, mayBeKeptPlaintext } from '../../devices/credentials';
 import { Device } from '../../devices/device';
 import { DeviceFilter, DeviceStore } from '../../devices/port';
 import { BigintNumber, decodeRow } from './cassandra-codecs';
@@ -68,8 +70,25 @@ async function mapConcurrently<A, B>(items: readonly A[], limit: number, fn: (it
  * (cassandra-device-names.ts), and each device's shadow partition is created and deleted with it. Every write is a
  * lightweight transaction, so that none of them races another on the same row.
  */
-export function createCassandraDeviceStore(conn: CassandraConnection, options: CassandraDeviceStoreOptions = {}): DeviceStore {
+export function createCassandraDeviceStore(
+  conn: CassandraConnection,
+  key: CredentialKey,
+  options: CassandraDeviceStoreOptions = {},
+): DeviceStore {
   const { client, tables } = conn;
+  // A row an older release wrote keeps its credentials in plaintext until the credential migration is completed
+  // (cassandra-credential-migration.ts): the record holds their digests all the same.
+  const keep = (kept: string) => (isKeptDigest(kept) ? kept : key.digest(kept));
+  const toDevice = (row: types.Row): Device => {
+    const d = decodeRow(DeviceRow, row);
+    return { ...d, token: keep(d.token), secret: keep(d.secret) };
+  };
+  /** The rows holding a token: as its digest, else (rows of an older release) as it is. */
+  async function rowsHoldingToken(query: string, token: string): Promise<types.Row[]> {
+    const rows = (await client.execute(query, [key.digest(token)])).rows;
+    if (rows.length > 0 || !mayBeKeptPlaintext(token)) return rows;
+    return (await client.execute(query, [token])).rows;
+  }
   const now = options.now ?? Date.now;
   const cql = {
     select: `SELECT ${COLUMNS} FROM ${tables.devices} WHERE deviceid = ?`,
@@ -89,9 +108,13 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
     removeShadow: `DELETE rev, data, modified, data_time FROM ${tables.shadows} WHERE deviceid = ? IF rev != null`,
   };
 
+  async function getRow(deviceid: string): Promise<types.Row | undefined> {
+    return (await client.execute(cql.select, [deviceid])).first() ?? undefined;
+  }
+
   async function getDevice(deviceid: string): Promise<Device | undefined> {
-    const row = (await client.execute(cql.select, [deviceid])).first();
-    return row === null ? undefined : decodeRow(DeviceRow, row);
+    const row = await getRow(deviceid);
+    return row === undefined ? undefined : toDevice(row);
   }
 
   const names = createDeviceNames(conn, { getDevice, now, staleAfterMs: options.staleClaimAfterMs ?? 60_000 });
@@ -140,12 +163,15 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
      * registry being unavailable: the client is told to try again later.
      */
     findDeviceByToken: translated('find device by token', async (token: string) => {
-      const rows = (await client.execute(cql.selectByToken, [token])).rows;
-      return rows.length === 1 ? decodeRow(DeviceRow, rows[0]) : undefined;
+      const rows = await rowsHoldingToken(cql.selectByToken, token);
+      return rows.length === 1 ? toDevice(rows[0]) : undefined;
     }),
 
-    tokenHolders: translated('find token holders', async (token: string) =>
-      (await client.execute(cql.tokenHolders, [token])).rows.map((row) => String(row.get('deviceid')))),
+    tokenHolders: translated('find token holders', async (token: string) => {
+      const digested = (await client.execute(cql.tokenHolders, [key.digest(token)])).rows;
+      const plain = mayBeKeptPlaintext(token) ? (await client.execute(cql.tokenHolders, [token])).rows : [];
+      return [...new Set([...digested, ...plain].map((row) => String(row.get('deviceid'))))].slice(0, 2);
+    }),
 
     findDevicesByAlias: translated('find devices by alias', async (projectid: string, alias: string) => {
       const claims = (await names.byAlias(projectid, alias)).sort(byName);
@@ -165,15 +191,20 @@ export function createCassandraDeviceStore(conn: CassandraConnection, options: C
      */
     replaceDevice: translated('update device', async (device: Device) => {
       for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
-        const current = await getDevice(device.deviceid);
-        if (current === undefined) return false;
+        const currentRow = await getRow(device.deviceid);
+        if (currentRow === undefined) return false;
+        const current = toDevice(currentRow);
         const before = nameOf(current);
+        // A credential that does not change is written back as stored: a plaintext row of an older release stays one,
+        // so the older nodes of a rolling upgrade still accept it (docs/production.md "Rolling upgrades").
+        const stored = (which: 'token' | 'secret') =>
+          device[which] === current[which] ? String(currentRow.get(which)) : device[which];
         // The project never changes (the SQLite adapter does not update it either).
         const after = nameOf({ ...device, projectid: current.projectid });
         const renamed = before.groupid !== after.groupid || before.alias !== after.alias;
         const oldOwner = renamed ? await names.ownerOf(before, device.deviceid) : undefined;
         const newOwner = renamed ? await names.claim(after, device.deviceid) : undefined;
-        const params = [device.token, device.secret, after.alias, after.groupid, device.enabled, device.banned,
+        const params = [stored('token'), stored('secret'), after.alias, after.groupid, device.enabled, device.banned,
           device.description, device.livenessttl, device.deviceid, before.alias, before.groupid];
         let result: types.ResultSet;
         try {

@@ -20,7 +20,11 @@ export const tablesIn = (keyspace: string) => ({
   quotaLimits: `${keyspace}.quota_limits`,
   quotaLedger: `${keyspace}.quota_ledger`,
   signingKeys: `${keyspace}.signing_keys`,
+  revokedTokens: `${keyspace}.revoked_tokens`,
   nodes: `${keyspace}.nodes`,
+  migrations: `${keyspace}.migrations`,
+  operators: `${keyspace}.operators`,
+  auditLog: `${keyspace}.audit_log`,
 });
 
 /** How long an entry of the delivery log is kept (the tables' default TTL): 7 days. */
@@ -66,10 +70,16 @@ function replicationMap(replication: CassandraReplication): string {
  * - `quota_limits`: the limits of each project. `quota_ledger`: per project and month, one row per quota and node,
  *   with what the node charged (`used`, written by that node only, as an absolute value: retries are harmless) and
  *   what it was granted (`granted`, a block of the limit); `version` (static) makes every grant a compare-and-set
- *   over the whole partition. See cassandra-quota-ledger.ts and src/quotas/cluster-quota-service.ts.
+ *   over the whole partition. See cassandra-quota-store.ts and src/quotas/service.ts.
  * - `signing_keys`: the key that signs user tokens, created once (IF NOT EXISTS).
+ * - `revoked_tokens`: user tokens refused before they expire, by `jti`, each row with a TTL that ends with the token
+ *   (cassandra-revoked-tokens.ts).
  * - `nodes`: the running nodes, each row kept alive by its node's heartbeat (a TTL), so two nodes never share a
  *   NODE_ID (src/cluster/node-registration.ts).
+ * - `operators`: operator accounts (issue 20 §5), one row each, the key as its keyed digest. `audit_log`: every admin
+ *   change, one partition per UTC day, each row written with a TTL of AUDIT_RETENTION_DAYS.
+ * - `migrations`: the named data migrations done, such as `credential-digests` (issue 20 §1): `token` and `secret` of
+ *   `devices` hold keyed digests, or plaintexts written by an older release until that migration is done.
  */
 export function schemaStatements(keyspace: string, replication: CassandraReplication): string[] {
   const t = tablesIn(keyspace);
@@ -115,9 +125,18 @@ export function schemaStatements(keyspace: string, replication: CassandraReplica
        PRIMARY KEY ((projectid, month), quota, node)
      )`,
     `CREATE TABLE IF NOT EXISTS ${t.signingKeys} (name text PRIMARY KEY, jwk text)`,
+    `CREATE TABLE IF NOT EXISTS ${t.revokedTokens} (jti text PRIMARY KEY, expires bigint)`,
     `CREATE TABLE IF NOT EXISTS ${t.nodes} (
        node_id text PRIMARY KEY, incarnation uuid, host text, pid int, started bigint, heartbeat bigint
      )`,
+    // Named data migrations done in this keyspace (cassandra-credential-migration.ts), each recorded once it is done.
+    `CREATE TABLE IF NOT EXISTS ${t.migrations} (name text PRIMARY KEY, done bigint, by_node text)`,
+    // Operator accounts and the audit log of admin changes (issue 20 §5; cassandra-operator-store.ts, cassandra-audit-log.ts).
+    `CREATE TABLE IF NOT EXISTS ${t.operators} (name text PRIMARY KEY, role text, projects text, created bigint, key_digest text)`,
+    `CREATE TABLE IF NOT EXISTS ${t.auditLog} (
+       day int, at timeuuid, actor text, body text,
+       PRIMARY KEY ((day), at)
+     ) WITH CLUSTERING ORDER BY (at DESC)`,
   ];
 }
 

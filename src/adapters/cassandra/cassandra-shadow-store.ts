@@ -121,6 +121,8 @@ export function createCassandraShadowStore(conn: CassandraConnection): ShadowSto
      * by the design's write rule (src/timeseries/point.ts).
      */
     async commitShadowWrite(c) {
+      // The quota ledger is in other partitions, out of this lightweight transaction's reach (ShadowCommit.charge).
+      if (c.charge) throw new AppError('INTERNAL', 'a quota charge cannot be committed with a shadow in Cassandra');
       const deviceid = c.shadow?.deviceid ?? c.points[0]?.metric;
       let committed = true;
       if (deviceid !== undefined) {

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { EventHook, TriggerList } from '../../triggers/codecs';
+import { EventHook, StoredEventHook, TriggerList } from '../../triggers/codecs';
 import { TriggerStore } from '../../triggers/port';
 import { decodeRow } from './cassandra-codecs';
 import { CassandraConnection } from './cassandra-client';
@@ -42,13 +42,13 @@ export function createCassandraTriggerStore({ client, tables }: CassandraConnect
     }),
     getHook: translated('read event hook', async (projectid: string, name: string) => {
       const row = await first(cql.selectHook, [projectid, name]);
-      return row === null ? undefined : bodyOf(EventHook, row);
+      return row === null ? undefined : bodyOf(StoredEventHook, row);
     }),
     listHooks: translated('list event hooks', async (projectid: string) => {
       const hooks: { name: string; hook: EventHook }[] = [];
       for await (const raw of await client.execute(cql.selectHooks, [projectid], { fetchSize: 500 })) {
         const row = decodeRow(HookRow, raw);
-        hooks.push({ name: row.name, hook: decodeRow(EventHook, JSON.parse(row.body)) });
+        hooks.push({ name: row.name, hook: decodeRow(StoredEventHook, JSON.parse(row.body)) });
       }
       return hooks;
     }),

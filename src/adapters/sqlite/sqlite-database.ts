@@ -73,6 +73,28 @@ const MIGRATIONS = [
   // A device found by its token alone: an MQTT CONNECT without a ClientID (issue 17). IF NOT EXISTS: an index of
   // this name made by hand on an existing database does not stop the migration.
   `CREATE INDEX IF NOT EXISTS devices_by_token ON devices (token);`,
+  // User tokens revoked before they expire, by `jti` (issue 20 §6); rows past `expires` are pruned (sqlite-revoked-tokens.ts).
+  // IF NOT EXISTS, as above: a test rewinds a database to before the index, and this runs again after it.
+  `CREATE TABLE IF NOT EXISTS revoked_tokens (
+     jti TEXT PRIMARY KEY,
+     expires INTEGER NOT NULL
+   );`,
+  // Operator accounts and the audit log of admin changes (issue 20 §5): sqlite-operator-store.ts, sqlite-audit-log.ts.
+  `CREATE TABLE IF NOT EXISTS operators (
+     name TEXT PRIMARY KEY,
+     role TEXT NOT NULL,
+     projects TEXT NOT NULL,
+     created INTEGER NOT NULL,
+     key_digest TEXT NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS audit_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     actor TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at);
+   CREATE INDEX IF NOT EXISTS audit_log_by_actor ON audit_log (actor, at);`,
 ];
 
 /** Opens (and creates or migrates) the registry, shadow and outbox database, DATA_DIR/openpie.db. */

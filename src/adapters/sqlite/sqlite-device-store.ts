@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import * as t from 'io-ts';
 import { decodeOrThrow } from '../../core/decode-errors';
+import { CredentialKey } from '../../devices/credential-key';
+import { isKeptDigest, mayBeKeptPlaintext } from '../../devices/credentials';
 import { Device } from '../../devices/device';
 import { DeviceFilter, DeviceStore } from '../../devices/port';
 import { AppError } from '../../core/errors';
@@ -19,9 +21,11 @@ const DeviceRow = t.type({
   created: t.number,
 });
 
-const toDevice = (row: unknown): Device => {
+/** A row an older release wrote has its credentials in plaintext: the record holds their digests all the same. */
+const toDeviceWith = (key: CredentialKey) => (row: unknown): Device => {
   const r = decodeOrThrow(DeviceRow, row, 'INTERNAL');
-  return { ...r, enabled: r.enabled === 1, banned: r.banned === 1 };
+  const keep = (kept: string) => (isKeptDigest(kept) ? kept : key.digest(kept));
+  return { ...r, token: keep(r.token), secret: keep(r.secret), enabled: r.enabled === 1, banned: r.banned === 1 };
 };
 
 const toRow = (d: Device) => ({ ...d, enabled: d.enabled ? 1 : 0, banned: d.banned ? 1 : 0 });
@@ -35,7 +39,13 @@ function translate(err: unknown, device: Device): never {
   throw err;
 }
 
-export function createSqliteDeviceStore(db: Database): DeviceStore {
+/**
+ * The registry in SQLite. `token` and `secret` hold keyed digests (issue 20 §1); a look-up by token digests it with
+ * `key` first. A row still in plaintext (written by an older release, before the credential migration ran) is read
+ * and found all the same (sqlite-credential-migration.ts).
+ */
+export function createSqliteDeviceStore(db: Database, key: CredentialKey): DeviceStore {
+  const toDevice = toDeviceWith(key);
   const insert = db.prepare(
     `INSERT INTO devices (deviceid, token, secret, alias, groupid, projectid, enabled, banned, description, livenessttl, created)
      VALUES (@deviceid, @token, @secret, @alias, @groupid, @projectid, @enabled, @banned, @description, @livenessttl, @created)`,
@@ -72,11 +82,14 @@ export function createSqliteDeviceStore(db: Database): DeviceStore {
       return byAlias.all(projectid, alias).map(toDevice);
     },
     async findDeviceByToken(token) {
-      const rows = byToken.all(token);
-      return rows.length === 1 ? toDevice(rows[0]) : undefined;
+      const rows = byToken.all(key.digest(token));
+      const found = rows.length > 0 || !mayBeKeptPlaintext(token) ? rows : byToken.all(token);
+      return found.length === 1 ? toDevice(found[0]) : undefined;
     },
     async tokenHolders(token) {
-      return holders.all(token) as string[];
+      const plain = mayBeKeptPlaintext(token) ? (holders.all(token) as string[]) : [];
+      const ids = [...(holders.all(key.digest(token)) as string[]), ...plain];
+      return [...new Set(ids)].slice(0, 2);
     },
     async listDevices(filter: DeviceFilter) {
       return list.all({ projectid: filter.projectid ?? null, groupid: filter.groupid ?? null }).map(toDevice);

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -20,7 +20,9 @@ export function openMigratedSqlite(
   extraPragmas: readonly string[] = [],
   commitSync: CommitSync = 'FULL',
 ): Database.Database {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Made 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database file's mode (issue 20 §1).
+  closeSync(openSync(file, 'a', 0o600));
   const db = new Database(file);
   // page_size (in extraPragmas) only takes effect before WAL mode is first set on a new file.
   for (const pragma of extraPragmas) db.pragma(pragma);

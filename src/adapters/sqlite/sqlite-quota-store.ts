@@ -1,14 +1,17 @@
 import type { Database } from 'better-sqlite3';
 import * as t from 'io-ts';
 import { decodeOrThrow } from '../../core/decode-errors';
-import { QuotaStore, UsageCharge } from '../../quotas/port';
-import { Amounts, QUOTA_NAMES, QuotaName } from '../../quotas/quota';
+import { LedgerEntry, QuotaLedger, QuotaLimitStore, UsageCharge } from '../../quotas/port';
+import { QUOTA_NAMES, QuotaName } from '../../quotas/quota';
 import { QuotaLimits } from '../../quotas/codecs';
 
 const BodyRow = t.type({ body: t.string });
 const UsageRow = t.type({ quota: t.string, used: t.number });
 
 const isQuotaName = (q: string): q is QuotaName => (QUOTA_NAMES as readonly string[]).includes(q);
+
+/** The name the rows of a node alone go by (QuotaLedger.singleNode): its counts are its own, whatever NODE_ID says. */
+export const SQLITE_NODE = 'this-node';
 
 /**
  * Adds charges to the counters; a function to call inside a transaction of the same database, so a shadow write
@@ -27,15 +30,12 @@ export function usageAdder(db: Database): (charge: UsageCharge) => void {
   };
 }
 
-export function createSqliteQuotaStore(db: Database): QuotaStore {
+/** The limits of each project in `quota_limits`, as JSON. */
+export function createSqliteQuotaLimitStore(db: Database): QuotaLimitStore {
   const selectLimits = db.prepare('SELECT body FROM quota_limits WHERE projectid = ?');
   const upsertLimits = db.prepare(
     'INSERT INTO quota_limits (projectid, body) VALUES (?, ?) ON CONFLICT (projectid) DO UPDATE SET body = excluded.body',
   );
-  const selectUsage = db.prepare('SELECT quota, used FROM quota_usage WHERE projectid = ? AND month = ?');
-  const add = usageAdder(db);
-  const addAll = db.transaction((charges: readonly UsageCharge[]) => charges.forEach(add));
-
   return {
     async getLimits(projectid) {
       const row = selectLimits.get(projectid);
@@ -45,16 +45,41 @@ export function createSqliteQuotaStore(db: Database): QuotaStore {
     async setLimits(projectid, limits) {
       upsertLimits.run(projectid, JSON.stringify(limits));
     },
-    async readUsage(projectid, month) {
-      const usage: Amounts = {};
+  };
+}
+
+/**
+ * The ledger of a node alone, in `quota_usage` (one row per project, month and quota): the counts are the node's, and
+ * shadow writes add their charges to the same rows in their own transactions (usageAdder). No other node can want
+ * any of a limit, so a grant needs no record: every one is given (the service asks for the whole limit), and reads
+ * answer version 0 and nothing granted; after a restart the node is granted the whole limit again.
+ */
+export function createSqliteQuotaLedger(db: Database): QuotaLedger {
+  const selectUsage = db.prepare('SELECT quota, used FROM quota_usage WHERE projectid = ? AND month = ?');
+  const upsertUsed = db.prepare(
+    `INSERT INTO quota_usage (projectid, month, quota, used) VALUES (?, ?, ?, ?)
+     ON CONFLICT (projectid, month, quota) DO UPDATE SET used = excluded.used`,
+  );
+  const saveAll = db.transaction((counts: Parameters<QuotaLedger['saveUsed']>[1]) => {
+    for (const c of counts) upsertUsed.run(c.projectid, c.month, c.quota, c.used);
+  });
+  return {
+    singleNode: SQLITE_NODE,
+    async read(projectid, month) {
+      const entries: LedgerEntry[] = [];
       for (const raw of selectUsage.all(projectid, month)) {
         const row = decodeOrThrow(UsageRow, raw, 'INTERNAL');
-        if (isQuotaName(row.quota)) usage[row.quota] = row.used;
+        if (isQuotaName(row.quota)) entries.push({ quota: row.quota, node: SQLITE_NODE, used: row.used, granted: 0 });
       }
-      return usage;
+      return { version: 0, entries };
     },
-    async addUsage(charges) {
-      addAll(charges);
+    // Written in the same synchronous step as the service computes the counts, so no shadow commit's charge
+    // (usageAdder) falls between the two (src/quotas/service.ts settles those as they commit).
+    async saveUsed(_node, counts) {
+      saveAll(counts);
+    },
+    async setGranted() {
+      return true;
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import * as t from 'io-ts';
 import { decodeOrThrow } from '../../core/decode-errors';
-import { EventHook, StoredDelivery, TriggerList } from '../../triggers/codecs';
+import { StoredDelivery, StoredEventHook, TriggerList } from '../../triggers/codecs';
 import { Delivery, DeliveryLog, TriggerStore } from '../../triggers/port';
 
 const BodyRow = t.type({ body: t.string });
@@ -51,12 +51,12 @@ export function createSqliteTriggerStore(db: Database): TriggerStore & DeliveryL
     },
     async getHook(projectid, name) {
       const row = selectHook.get(projectid, name);
-      return row === undefined ? undefined : decodeOrThrow(EventHook, json(row), 'INTERNAL');
+      return row === undefined ? undefined : decodeOrThrow(StoredEventHook, json(row), 'INTERNAL');
     },
     async listHooks(projectid) {
       return selectHooks.all(projectid).map((raw) => {
         const row = decodeOrThrow(HookRow, raw, 'INTERNAL');
-        return { name: row.name, hook: decodeOrThrow(EventHook, JSON.parse(row.body), 'INTERNAL') };
+        return { name: row.name, hook: decodeOrThrow(StoredEventHook, JSON.parse(row.body), 'INTERNAL') };
       });
     },
     async putHook(projectid, name, hook) {

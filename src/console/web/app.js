@@ -5,6 +5,7 @@ import { devicesView } from './devices-view.js';
 import { byId, h } from './dom.js';
 import { importView } from './import-view.js';
 import { loginView } from './login-view.js';
+import { auditView } from './audit-view.js';
 import { messagesView } from './messages-view.js';
 import { newDeviceView } from './new-device-view.js';
 import { projectsView } from './projects-view.js';
@@ -27,6 +28,7 @@ const ROUTES = [
   })],
   [/^#\/new-device(?:\/([^/]+))?$/, (m) => newDeviceView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
   [/^#\/import$/, () => importView(main)],
+  [/^#\/audit$/, () => auditView(main)],
   [/^#\/device\/([^/]+)$/, (m) => deviceView(main, { deviceid: decode(m[1]) })],
   [/^#\/messages\/([^/]+)\/([^/]+)$/, (m) => messagesView(main, { projectid: decode(m[1]), groupid: decode(m[2]) })],
 ];

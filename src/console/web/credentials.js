@@ -3,10 +3,11 @@ import { admin } from './api.js';
 import { announce, h } from './dom.js';
 
 /**
- * @typedef {object} Credentials what a device needs to connect, from a new or re-keyed device record
+ * @typedef {object} Credentials what the answer that made or re-keyed a device issued (the registry keeps only
+ * digests: no later read shows them; issue 20 §2). A rotation issues one of the two.
  * @property {string} deviceid
- * @property {string} token
- * @property {string} secret
+ * @property {string} [token]
+ * @property {string} [secret]
  * @property {string} alias
  */
 
@@ -27,7 +28,7 @@ const shellQuote = (word) => (/^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'$
  * @param {Credentials} c
  * @param {number} port
  */
-export const mosquittoSubLine = (c, port) =>
+export const mosquittoSubLine = (/** @type {Credentials & {token: string}} */ c, port) =>
   `mosquitto_sub -h ${shellQuote(location.hostname)} -p ${port} -i ${shellQuote(c.deviceid)} -u ${shellQuote(c.token)} -t '@msg/#' -v`;
 
 /**
@@ -69,24 +70,28 @@ function copyRow(name, label, value, status) {
 }
 
 /**
- * A device's credentials, shown once after it is made or re-keyed: the console shows them nowhere else.
+ * A device's credentials, shown once after it is made or re-keyed: the service shows them nowhere else, so neither
+ * can the console. Only those the answer issued are shown (a token rotation issues no secret).
  * @param {Credentials} c
  * @param {string} heading
  * @returns {HTMLElement}
  */
 export function credentialsPanel(c, heading) {
   const status = h('p', { id: 'copy-status', class: 'meta', role: 'status' });
+  const { token, secret } = c;
   const rows = h('div', { class: 'copy-rows' },
     copyRow('deviceid', 'Device ID (ClientID)', c.deviceid, status),
-    copyRow('token', 'Token', c.token, status),
-    copyRow('secret', 'Secret', c.secret, status),
-    copyRow('device-auth', 'REST Authorization header', `Device ${c.deviceid}:${c.token}`, status));
+    ...(token === undefined ? [] : [copyRow('token', 'Token', token, status)]),
+    ...(secret === undefined ? [] : [copyRow('secret', 'Secret', secret, status)]),
+    ...(token === undefined ? [] : [copyRow('device-auth', 'REST Authorization header', `Device ${c.deviceid}:${token}`, status)]));
   const panel = h('section', { id: 'new-credentials', class: 'card credentials', 'aria-labelledby': 'credentials-heading' },
     h('h2', { id: 'credentials-heading' }, heading),
-    h('p', { class: 'notice' }, `Copy them now: the console shows ${c.alias}'s credentials only this once. `,
-      'A lost token is replaced by rotating the key.'),
+    h('p', { class: 'notice' }, `Copy them now: ${c.alias}'s credentials are shown only this once; the service keeps `,
+      'only their digests. A lost token or secret is replaced by rotating it.'),
     rows,
     status);
-  void mqttPortOf().then((port) => rows.append(copyRow('mosquitto-sub', 'Listen with mosquitto_sub', mosquittoSubLine(c, port), status)), () => {});
+  if (token !== undefined) {
+    void mqttPortOf().then((port) => rows.append(copyRow('mosquitto-sub', 'Listen with mosquitto_sub', mosquittoSubLine({ ...c, token }, port), status)), () => {});
+  }
   return panel;
 }

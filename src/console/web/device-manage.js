@@ -6,8 +6,8 @@ import { announce, h } from './dom.js';
 import { flash, reportError } from './report.js';
 
 /**
- * An operator's actions on one device (admin API): enable or disable, ban or unban, rotate the key (the new token is
- * shown once), move to another group, delete (after a confirmation). Each answers with the device record, which
+ * An operator's actions on one device (admin API): enable or disable, ban or unban, rotate the token or the secret
+ * (the new one is shown once: the service keeps only digests, so a lost one is replaced, never shown again), move to another group, delete (after a confirmation). Each answers with the device record, which
  * `onChanged` shows at once rather than at the next poll.
  * @param {{deviceid: string, signal: AbortSignal, onChanged: (device: import('./devices-view.js').DeviceRecord) => void}} options
  * @returns {{element: HTMLElement, update: (device: import('./devices-view.js').DeviceRecord) => void}}
@@ -21,7 +21,8 @@ export function managePanel({ deviceid, signal, onChanged }) {
   const credentials = h('div', { id: 'rotated-credentials' });
   const enable = h('button', { type: 'button', id: 'enable-button', onclick: () => patch({ enabled: !device?.enabled }) });
   const ban = h('button', { type: 'button', id: 'ban-button', class: 'secondary', onclick: () => patch({ banned: !device?.banned }) });
-  const rotate = h('button', { type: 'button', id: 'rotate-button', class: 'secondary', onclick: rotateKey }, 'Rotate key');
+  const rotate = h('button', { type: 'button', id: 'rotate-button', class: 'secondary', onclick: () => rotateKey('token') }, 'Rotate key');
+  const rotateSecret = h('button', { type: 'button', id: 'rotate-secret-button', class: 'secondary', onclick: () => rotateKey('secret') }, 'Rotate secret');
   const groups = h('datalist', { id: 'move-groups' });
   const moveTo = h('input', { id: 'move-group', name: 'group', list: 'move-groups', required: true, autocomplete: 'off', spellcheck: 'false' });
   const confirmDelete = h('button', { type: 'button', id: 'delete-confirm', class: 'danger', onclick: remove }, 'Delete');
@@ -58,12 +59,14 @@ export function managePanel({ deviceid, signal, onChanged }) {
     });
   }
 
-  function rotateKey() {
-    return run('Key not rotated', async () => {
-      const changed = await admin('POST', `${base}/token`, { signal });
+  /** @param {'token' | 'secret'} which */
+  function rotateKey(which) {
+    return run(which === 'token' ? 'Key not rotated' : 'Secret not rotated', async () => {
+      const changed = await admin('POST', `${base}/${which}`, { signal });
       onChanged(changed);
-      credentials.replaceChildren(credentialsPanel(changed, `New key of ${changed.alias}`));
-      result.textContent = 'Key rotated: the old token no longer works, and its connections were closed.';
+      credentials.replaceChildren(credentialsPanel(changed, which === 'token' ? `New key of ${changed.alias}` : `New secret of ${changed.alias}`));
+      result.textContent = which === 'token' ? 'Key rotated: the old token no longer works, and its connections were closed.'
+        : 'Secret rotated: the old secret no longer works, and its connections were closed.';
       announce(result.textContent);
     });
   }
@@ -80,7 +83,7 @@ export function managePanel({ deviceid, signal, onChanged }) {
 
   const element = h('section', { class: 'card', 'aria-labelledby': 'manage-heading' },
     h('h2', { id: 'manage-heading' }, 'Manage'),
-    h('div', { class: 'actions' }, enable, ban, rotate,
+    h('div', { class: 'actions' }, enable, ban, rotate, rotateSecret,
       h('button', { type: 'button', id: 'delete-button', class: 'danger', onclick: () => dialog.showModal() }, 'Delete…')),
     h('form', { id: 'move-form', class: 'controls', onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); void patch({ groupid: moveTo.value.trim() }); } },
       h('div', {}, h('label', { for: 'move-group' }, 'Move to group'), moveTo, groups),

@@ -5,7 +5,8 @@ import { ADMIN_SECURITY } from './security';
 import { Operation, Parameter, Paths, Schema } from './types';
 
 const DEVICE_ID = '5d0c6a52-3b1e-4f0a-9d39-2c8f1a7b9e10';
-const ADMIN_AUTH_ERRORS: ErrorCode[] = ['MISSING_CREDENTIALS', 'INVALID_CREDENTIALS'];
+// An operator's role or projects may not reach the call (docs/operations.md "Operators, roles and the audit log").
+const ADMIN_AUTH_ERRORS: ErrorCode[] = ['MISSING_CREDENTIALS', 'INVALID_CREDENTIALS', 'ROLE_FORBIDDEN', 'PROJECT_FORBIDDEN'];
 
 const op = (id: string, fields: Omit<Operation, 'operationId' | 'tags' | 'security'>): Operation => ({
   operationId: id,

@@ -6,6 +6,7 @@ import { devicePaths } from './device-paths';
 import { docsPaths } from './docs-paths';
 import { feedPaths } from './feed-paths';
 import { KAIROS_API_SCHEMAS, kairosApiPaths } from './kairos-api-paths';
+import { operatorPaths, OPERATOR_SCHEMAS } from './operator-paths';
 import { opsPaths } from './ops-paths';
 import { SCHEMAS } from './schemas';
 import { SECURITY_SCHEMES } from './security';
@@ -16,7 +17,7 @@ const DESCRIPTION = `A NETPIE-2020-compatible device messaging, shadow and time-
 - **Device API** under \`/v2/device\` (also \`/device\`): \`Authorization: Device <ClientID>:<token>\` or Basic.
 - **Data store** in KairosDB's format under \`/v2/feed/api/v1\` (also \`/feed/api/v1\`): a user token, device credentials
   (also as Basic), or the admin token.
-- **Admin API** under \`/v2/admin\`: \`Authorization: Bearer <ADMIN_TOKEN>\`.
+- **Admin API** under \`/v2/admin\`: \`Authorization: Bearer <ADMIN_TOKEN | operator key>\`.
 
 Every error has one shape (schema \`Error\`). Any path answers 404 \`ROUTE_NOT_FOUND\` when it does not exist and 405
 \`METHOD_NOT_ALLOWED\` when the method does not; \`HEAD\` works wherever \`GET\` does. The MQTT broker is not HTTP and is
@@ -35,6 +36,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
     adminPaths(),
     automationPaths(),
     consolePaths(),
+    operatorPaths(),
     devicePaths('/device'),
     feedPaths('/feed'),
     kairosApiPaths('/feed'),
@@ -56,7 +58,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
       { name: 'Web console', description: 'The operators\' console at /console (admin-token login).' },
     ],
     paths,
-    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS, ...OPERATOR_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
   };
 }
 

@@ -27,7 +27,7 @@ export const ErrorSchema: Schema = {
     index: { type: 'integer', description: '`INVALID_BATCH_ITEM` only: index of the bad item.' },
     retryAfter: {
       type: 'integer',
-      description: '`RATE_LIMITED`, `QUOTA_EXCEEDED` and `TOO_MANY_QUERIES`: seconds to wait, as in the `Retry-After` header.',
+      description: '`RATE_LIMITED`, `TOO_MANY_FAILURES`, `QUOTA_EXCEEDED` and `TOO_MANY_QUERIES`: seconds to wait, as in the `Retry-After` header.',
     },
     budget: {
       type: 'string',
@@ -89,10 +89,14 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   OTHER_GROUP: 'device "lamp" is not in your group',
   METRIC_FORBIDDEN: 'metric 5d0c… is not a device you may read',
   READ_ONLY_TOKEN: 'this user token may only read; issue one with "scope": "write" (POST /v2/admin/tokens) to delete history',
+  ROLE_FORBIDDEN: 'PUT /v2/admin/devices/:deviceid/triggers needs the role operator (yours: viewer)',
+  PROJECT_FORBIDDEN: 'project home is not among your projects',
   DEVICE_NOT_FOUND: 'no device with id 5d0c…',
   ALIAS_NOT_FOUND: 'no device named "lamp" in your group',
+  PROJECT_NOT_FOUND: 'project "home" has no device; user tokens are issued for existing projects only',
   SCHEMA_NOT_FOUND: 'device 5d0c… has no schema',
   HOOK_NOT_FOUND: 'project home has no event hook named "alert"',
+  OPERATOR_NOT_FOUND: 'no operator named alice',
   ROUTE_NOT_FOUND: 'no route for GET /v2/device/nothing',
   FEATURE_NOT_FOUND: "Unknown feature 'bogus'",
   METHOD_NOT_ALLOWED: 'method not allowed on this path',
@@ -100,6 +104,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   ALIAS_TAKEN: 'alias "lamp" is already used in group lights',
   DEVICE_ID_TAKEN: 'device id 777d5c96-4c83-4aa6-a273-5ee7c5f453b1 is already in use',
   TOKEN_TAKEN: 'another device holds this token',
+  OPERATOR_TAKEN: 'an operator named alice exists',
   IMPORT_INVALID: '1 of 120 rows is malformed; nothing was imported',
   IMPORT_CONFLICT: '2 of 120 rows clash with devices stored or with other rows; nothing was imported',
   RETAINED_LIMIT: 'this group already keeps 1000 retained messages; clear one (publish an empty retained message) first',
@@ -108,6 +113,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   QUERY_TOO_LARGE: 'the answer would hold more than 1000000 points (QUERY_MAX_POINTS_RETURNED): narrow the range, use a larger sampling or fewer groups',
   UNSUPPORTED_MEDIA_TYPE: "got Content-Type: application/xml; accepted: application/json (or a +json type), text/plain, or none: add -H 'Content-Type: application/json'",
   RATE_LIMITED: 'this device is over its limit of 20 requests per second (bursts of 40); retry after 1 s',
+  TOO_MANY_FAILURES: 'too many failed credential checks from this address; retry after 540 s',
   MESSAGES_DROPPED: '12 queued messages were dropped while this device was away: a session queues at most 1000',
   QUOTA_EXCEEDED: 'project home has used its monthly quota of 500000 shadow operations (shadowOps); it refills at 2025-02-01T00:00:00.000Z',
   TOO_MANY_QUERIES: 'your project runs 2 queries and queues 8 already (QUERY_CONCURRENCY_PER_CALLER, QUERY_QUEUE_PER_CALLER); retry after 1 s',
@@ -124,6 +130,7 @@ const EXTRA_MEMBERS: Partial<Record<ErrorCode, Record<string, unknown>>> = {
   INVALID_BATCH_ITEM: { index: 3 },
   KAIROS_QUERY_INVALID: { errors: ['query.metric[0].name may not be empty'] },
   RATE_LIMITED: { retryAfter: 1 },
+  TOO_MANY_FAILURES: { retryAfter: 540 },
   QUERY_TIMEOUT: { errors: ['the query ran longer than its budget of 10000 ms (QUERY_TIMEOUT_MS): narrow the range or simplify the aggregators'], budget: 'QUERY_TIMEOUT_MS', limit: 10000 },
   QUERY_TOO_LARGE: {
     errors: ['the answer would hold more than 1000000 points (QUERY_MAX_POINTS_RETURNED): narrow the range, use a larger sampling or fewer groups'],
@@ -156,7 +163,7 @@ const STATUS_TEXT: Record<number, string> = {
 export const ALWAYS: readonly ErrorCode[] = ['INTERNAL'];
 export const DEVICE_AUTH_ERRORS: readonly ErrorCode[] = ['MISSING_CREDENTIALS', 'INVALID_CREDENTIALS', 'DEVICE_DISABLED', 'DEVICE_BANNED'];
 /** The Device API also limits each device's request rate (RATE_LIMIT_RPS) and meters its project's quotas. */
-export const DEVICE_API_ERRORS: readonly ErrorCode[] = [...DEVICE_AUTH_ERRORS, 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
+export const DEVICE_API_ERRORS: readonly ErrorCode[] = [...DEVICE_AUTH_ERRORS, 'TOO_MANY_FAILURES', 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
 export const JSON_BODY_ERRORS: readonly ErrorCode[] = ['INVALID_JSON', 'INVALID_BODY', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT'];
 
 /** The documented error responses of an operation: its codes grouped by HTTP status, one example per code. */

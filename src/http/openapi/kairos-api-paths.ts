@@ -7,9 +7,10 @@ import { Operation, Paths, Schema } from './types';
 
 const METRIC = '5d0c6a52-3b1e-4f0a-9d39-2c8f1a7b9e10';
 
-const QUERY_ERRORS: ErrorCode[] = ['INVALID_QUERY', 'INVALID_JSON', 'KAIROS_QUERY_INVALID', 'METRIC_FORBIDDEN', 'SHUTTING_DOWN',
-  'BACKEND_ERROR', 'BACKEND_UNAVAILABLE', 'SCRIPT_ERROR', 'SCRIPT_TIMEOUT', 'SCRIPT_MEMORY_LIMIT', 'SCRIPT_STACK_OVERFLOW',
-  'SCRIPT_TOO_LONG', 'SCRIPT_INPUT_TOO_LARGE'];
+/** Those of POST /datapoints/query (feed-paths.ts), budgets and slots included: both forms run the same use case. */
+const QUERY_ERRORS: ErrorCode[] = ['INVALID_QUERY', 'INVALID_JSON', 'KAIROS_QUERY_INVALID', 'METRIC_FORBIDDEN', 'QUERY_TOO_LARGE',
+  'QUERY_TIMEOUT', 'TOO_MANY_QUERIES', 'SHUTTING_DOWN', 'BACKEND_ERROR', 'BACKEND_UNAVAILABLE', 'SCRIPT_ERROR', 'SCRIPT_TIMEOUT',
+  'SCRIPT_MEMORY_LIMIT', 'SCRIPT_STACK_OVERFLOW', 'SCRIPT_TOO_LONG', 'SCRIPT_INPUT_TOO_LARGE'];
 const DELETE_ERRORS: ErrorCode[] = ['METRIC_FORBIDDEN', 'READ_ONLY_TOKEN', 'SHUTTING_DOWN', 'BACKEND_ERROR', 'BACKEND_UNAVAILABLE'];
 
 const WHO_DELETES = 'Deletes only what the caller may write: the admin token any metric, a user token issued with ' +
@@ -68,7 +69,7 @@ export const KAIROS_API_SCHEMAS: Record<string, Schema> = {
 };
 
 /**
- * The rest of KairosDB's API (src/http/kairos-api-router.ts), under `{prefix}/api/v1` for `/v2/feed` and `/feed`:
+ * The rest of KairosDB's API (src/http/data-store-router.ts, beside feedPaths), under `{prefix}/api/v1` for `/v2/feed` and `/feed`:
  * the GET form of a query, health, features, deleting history.
  */
 export function kairosApiPaths(prefix: string): Paths {

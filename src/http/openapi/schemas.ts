@@ -52,16 +52,8 @@ const ShadowMembers = {
   timestamp: { ...Millis, description: 'Data time (ms) of the last applied write; 0 before the first.' },
 };
 
-const Device: Schema = {
-  type: 'object',
-  description: 'A device record of the registry, with its live connection state.',
-  required: ['deviceid', 'token', 'secret', 'alias', 'groupid', 'projectid', 'enabled', 'banned', 'description',
-    'livenessttl', 'created', 'status'],
-  additionalProperties: false,
-  properties: {
+const DEVICE_FIELDS: Record<string, Schema> = {
     deviceid: { type: 'string', format: 'uuid', description: 'ClientID: made by the service, or given when the device was created.' },
-    token: { type: 'string', pattern: KEY_PATTERN, description: 'MQTT username; 32 letters and digits when made by the service.' },
-    secret: { type: 'string', pattern: KEY_PATTERN, description: 'MQTT password (may also be left empty).' },
     alias: Alias,
     groupid: ScopeId,
     projectid: ScopeId,
@@ -71,6 +63,42 @@ const Device: Schema = {
     livenessttl: LivenessTtl,
     created: Millis,
     status: { enum: [0, 1], description: '1 while connected over MQTT or within `livenessttl` of its last REST call.' },
+};
+const DEVICE_REQUIRED = ['deviceid', 'alias', 'groupid', 'projectid', 'enabled', 'banned', 'description', 'livenessttl', 'created', 'status'];
+
+const Device: Schema = {
+  type: 'object',
+  description: 'A device record of the registry, with its live connection state. Never its token or secret: the registry ' +
+    'keeps only their keyed digests, and only the answer that issues them shows them (IssuedDevice).',
+  required: DEVICE_REQUIRED,
+  additionalProperties: false,
+  properties: DEVICE_FIELDS,
+};
+
+/** The answer that creates a device or rotates a credential: the record, and what was issued, shown this once. */
+const IssuedDevice: Schema = {
+  type: 'object',
+  description: 'The device record with the credentials just issued (both on creation, the rotated one on a rotation). ' +
+    'Shown this once, with `Cache-Control: no-store`: no later read shows them; a lost one is rotated.',
+  required: DEVICE_REQUIRED,
+  additionalProperties: false,
+  properties: {
+    ...DEVICE_FIELDS,
+    token: { type: 'string', pattern: KEY_PATTERN, description: 'MQTT username; 32 letters and digits when made by the service.' },
+    secret: { type: 'string', pattern: KEY_PATTERN, description: 'MQTT password (may also be left empty when connecting).' },
+  },
+};
+
+const CredentialMigration: Schema = {
+  type: 'object',
+  description: 'The rewrite of credentials an older release kept in plaintext as keyed digests (docs/production.md "Rolling upgrades").',
+  required: ['name', 'done', 'plaintextDevices'],
+  additionalProperties: false,
+  properties: {
+    name: { enum: ['credential-digests'] },
+    done: { type: 'boolean', description: 'True once completed: every device\'s credentials are kept as digests.' },
+    plaintextDevices: { type: 'integer', minimum: 0, description: 'Devices whose token or secret is still kept in plaintext.' },
+    rewritten: { type: 'integer', minimum: 0, description: 'Rows this completion rewrote (only in its answer).' },
   },
 };
 
@@ -180,6 +208,14 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     },
   },
   Device,
+  IssuedDevice,
+  CredentialMigration,
+  CredentialMigrationList: {
+    type: 'object',
+    required: ['migrations'],
+    additionalProperties: false,
+    properties: { migrations: { type: 'array', items: schemaRef('CredentialMigration') } },
+  },
   DeviceList: {
     type: 'object',
     required: ['devices', 'total'],
@@ -296,10 +332,11 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
   },
   UserToken: {
     type: 'object',
-    required: ['token', 'expires', 'scope'],
+    required: ['token', 'jti', 'expires', 'scope'],
     additionalProperties: false,
     properties: {
       token: { type: 'string', description: 'ES256 JWT (`iss: cer:usertoken`) for the data-store API.' },
+      jti: { type: 'string', format: 'uuid', description: 'The token\'s `jti` claim: `DELETE /v2/admin/tokens/{jti}` revokes it.' },
       expires: Millis,
       scope: { enum: ['read', 'write'] },
     },

@@ -26,7 +26,8 @@ export const SECURITY_SCHEMES = {
   AdminToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'The service\'s `ADMIN_TOKEN` (printed on first start, kept in `DATA_DIR/admin-token`).',
+    description: 'The service\'s `ADMIN_TOKEN` (printed on first start, kept in `DATA_DIR/admin-token`), or an operator ' +
+      'key (`opk.<name>.<secret>`, from `POST /v2/admin/operators`), limited to its role and projects.',
   },
   MetricsToken: {
     type: 'http',

@@ -23,6 +23,8 @@ export const REASON = {
   SESSION_TAKEN_OVER: 0x8e,
   /** SUBACK: a filter that breaks MQTT's wildcard rules [MQTT-4.7.1-2] [MQTT-4.7.1-3]. */
   TOPIC_FILTER_INVALID: 0x8f,
+  /** CONNACK: a Will Topic the device may not publish to (mqtt/will-topic.ts). */
+  TOPIC_NAME_INVALID: 0x90,
   /** DISCONNECT: more QoS 1/2 publishes in flight than the broker's Receive Maximum [MQTT-3.3.4-9]. */
   RECEIVE_MAXIMUM_EXCEEDED: 0x93,
   /** DISCONNECT: the device is over its per-device publish rate. */
@@ -31,4 +33,6 @@ export const REASON = {
   QUOTA_EXCEEDED: 0x97,
   /** DISCONNECT: an administrator disabled, banned, deleted or moved the device, or rotated its token. */
   ADMINISTRATIVE_ACTION: 0x98,
+  /** CONNACK: too many failed credential checks from this address (ratelimit/failure-throttle.ts). */
+  CONNECTION_RATE_EXCEEDED: 0x9f,
 } as const;

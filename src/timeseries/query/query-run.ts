@@ -34,7 +34,7 @@ export const BUDGET_VARIABLES: { readonly [K in keyof QueryBudgets]: string } = 
 const MiB = 1024 * 1024;
 
 /**
- * The budgets a query runs under unless the operator sets others (src/config/config.ts reads the variables). Sized
+ * The budgets a query runs under unless the operator sets others (src/config/variables.ts reads the variables). Sized
  * for a small node: 2 million points scanned are about 32 MiB of arrays, and a million points answered about 20 MiB
  * of JSON; docs/limits-and-errors.md says how to raise them.
  */

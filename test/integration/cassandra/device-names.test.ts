@@ -5,7 +5,7 @@ import { CassandraConnection } from '../../../src/adapters/cassandra/cassandra-c
 import { createCassandraDeviceStore } from '../../../src/adapters/cassandra/cassandra-device-store';
 import { DeviceStore } from '../../../src/devices/port';
 import { CassandraTestSettings, cassandraOrSkip, connectTestKeyspace, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
-import { aDeviceRecord, codeOf, rejectionOf } from '../contracts/store-under-test';
+import { aDeviceRecord, codeOf, rejectionOf, testCredentialKey } from '../contracts/store-under-test';
 
 // A registration or rename interrupted between its statements (a crash, Cassandra gone) leaves a claim on a name
 // without a device holding it (src/adapters/cassandra/cassandra-device-names.ts). These tests write such claims directly.
@@ -21,7 +21,7 @@ describe('Cassandra device names: claims left behind', function () {
     settings = cassandraOrSkip(this);
     keyspace = randomKeyspace();
     conn = await connectTestKeyspace(settings, keyspace);
-    devices = createCassandraDeviceStore(conn, { staleClaimAfterMs: STALE_MS });
+    devices = createCassandraDeviceStore(conn, testCredentialKey, { staleClaimAfterMs: STALE_MS });
   });
   after(async () => {
     await conn?.close();

@@ -4,7 +4,7 @@ import { CassandraConnection } from '../../../src/adapters/cassandra/cassandra-c
 import { createCassandraDeviceStore } from '../../../src/adapters/cassandra/cassandra-device-store';
 import { createCassandraShadowStore } from '../../../src/adapters/cassandra/cassandra-shadow-store';
 import { CassandraTestSettings, cassandraOrSkip, connectTestKeyspace, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
-import { aDeviceRecord, aPointOf, drainOutbox } from '../contracts/store-under-test';
+import { aDeviceRecord, aPointOf, drainOutbox, testCredentialKey } from '../contracts/store-under-test';
 
 /** What Cassandra answers when a lightweight transaction's Paxos round outlives the coordinator's patience. */
 function casWriteTimeout(): Error {
@@ -54,7 +54,7 @@ describe('Cassandra shadow store: a write whose answer was lost', function () {
   for (const [fault, expected] of [['applied', true], ['dropped', false]] as const) {
     it(`reports a write ${fault} before its answer was lost as ${expected ? 'committed' : 'not committed'}`, async () => {
       const device = aDeviceRecord();
-      await createCassandraDeviceStore(conn).insertDevice(device);
+      await createCassandraDeviceStore(conn, testCredentialKey).insertDevice(device);
       const shadows = createCassandraShadowStore(losingNextAnswer(conn, fault));
       const shadow = { deviceid: device.deviceid, data: { a: 1 }, rev: 1, modified: 1, timestamp: 1 };
       const points = [aPointOf(device.deviceid, 'a', 1, 1)];

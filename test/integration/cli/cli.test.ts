@@ -23,14 +23,20 @@ describe('openpie CLI against a running service', () => {
     const created = JSON.parse((await cli('devices', 'create', '--project', 'p1', '--group', 'g1', '--alias', 'lamp')).stdout);
     expect(created).to.include({ projectid: 'p1', groupid: 'g1', alias: 'lamp', enabled: true });
 
+    expect(created.token).to.be.a('string');
     const shown = JSON.parse((await cli('devices', 'show', created.deviceid)).stdout);
-    expect(shown.token).to.equal(created.token);
+    expect(shown).to.include({ deviceid: created.deviceid }).and.not.to.have.any.keys('token', 'secret');
 
     const updated = JSON.parse((await cli('devices', 'update', created.deviceid, '--banned', 'true')).stdout);
     expect(updated.banned).to.equal(true);
 
     const rotated = JSON.parse((await cli('devices', 'rotate-token', created.deviceid)).stdout);
-    expect(rotated.token).to.not.equal(created.token);
+    expect(rotated.token).to.be.a('string').and.not.equal(created.token);
+    const newSecret = JSON.parse((await cli('devices', 'rotate-secret', created.deviceid)).stdout);
+    expect(newSecret.secret).to.be.a('string').and.not.equal(created.secret);
+
+    const migrations = JSON.parse((await cli('migrations', 'complete')).stdout);
+    expect(migrations).to.include({ name: 'credential-digests', done: true, plaintextDevices: 0 });
 
     const listed = JSON.parse((await cli('devices', 'list', '--project', 'p1')).stdout);
     expect(listed.devices.map((d: { deviceid: string }) => d.deviceid)).to.deep.equal([created.deviceid]);
@@ -41,9 +47,17 @@ describe('openpie CLI against a running service', () => {
     expect(JSON.parse(gone.stderr)).to.include({ status: 404, code: 'DEVICE_NOT_FOUND' });
   });
 
-  it('issues a user token for a project', async () => {
-    const { token } = JSON.parse((await cli('tokens', 'issue', '--project', 'p1', '--ttl', '60')).stdout);
+  it('issues a user token for a project, and revokes it by its jti', async () => {
+    // Tokens are issued for projects that have a device.
+    await cli('devices', 'create', '--project', 'p-tokens', '--group', 'g1', '--alias', 'meter');
+    const { token, jti } = JSON.parse((await cli('tokens', 'issue', '--project', 'p-tokens', '--ttl', '60')).stdout);
     expect(token.split('.')).to.have.length(3);
+
+    const revoked = JSON.parse((await cli('tokens', 'revoke', jti)).stdout);
+
+    expect(revoked).to.deep.equal({ status: 204 });
+    const refused = await stack.http('GET', '/v2/feed/api/v1/metricnames', { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).to.equal(401);
   });
 
   it('sets a schema from a file, sets and reads quota limits, and lists deliveries', async () => {

@@ -71,7 +71,7 @@ describe('one running node per NODE_ID (STORE=cassandra, real Cassandra)', funct
     const nodeId = aNodeId();
     stacks.push(await startStack({ env: nodeEnv(nodeId) }));
 
-    const run = startMainProcess({ ...nodeEnv(nodeId), PORT: '0', MQTT_PORT: '0', COAP_PORT: '0', DATA_DIR: aDataDir(), ADMIN_TOKEN: 'a-long-enough-admin-token' });
+    const run = startMainProcess({ ...nodeEnv(nodeId), PORT: '0', MQTT_PORT: '0', COAP_PORT: '0', DATA_DIR: aDataDir(), ADMIN_TOKEN: 'a-long-enough-admin-token-of-40-chars-xy' });
 
     expect(await run.exited).to.equal(1);
     expect(run.output().trim()).to.match(new RegExp(`^openpie: NODE_ID ${nodeId} is in use by a running node [^\\n]+$`));

@@ -67,7 +67,7 @@ describe('the web console in headless Chromium', function () {
     await page.fill('#admin-token', 'not-the-admin-token-000000');
     await page.click('#login-form button[type=submit]');
     await page.locator('#login-error:not(:empty)').waitFor();
-    expect(await textOf('#login-error')).to.equal('That is not the admin token of this service.');
+    expect(await textOf('#login-error')).to.equal('That is neither the admin token of this service nor a current operator key.');
     await shot('01-login-refused');
 
     await page.fill('#admin-token', stack.server.adminToken);

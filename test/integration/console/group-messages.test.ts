@@ -150,7 +150,7 @@ describe('POST /v2/admin/groups/{projectid}/{groupid}/messages', () => {
   });
 
   it('refuses the topics the Device API refuses', async () => {
-    for (const topic of ['@msg/x', 'a/+', 'a//b', '']) {
+    for (const topic of ['@private/x', '@msg/@msg/x', 'a/+', 'a//b', '']) {
       const res = await stack.admin('POST', messagesPath(listener), { body: { topic, payload: 'x' } });
       expectError(res, 400, 'INVALID_TOPIC');
     }

@@ -4,6 +4,8 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createAedesMessageWatch } from '../../../src/mqtt/message-watch';
+import { adminAuth } from '../../../src/http/admin-auth';
+import { createFailureThrottle } from '../../../src/ratelimit/failure-throttle';
 import { adminConsoleRouter } from '../../../src/http/admin-console-router';
 import { errorMiddleware } from '../../../src/http/error-middleware';
 import { createLogger } from '../../../src/core/logger';
@@ -47,8 +49,9 @@ describe('the group message stream\'s lifecycle', () => {
     };
     const app = new Koa();
     app.use(errorMiddleware(createLogger('silent')));
+    const logger = createLogger('silent');
     const router = adminConsoleRouter({
-      adminToken: ADMIN_TOKEN,
+      adminAuth: adminAuth({ adminToken: ADMIN_TOKEN, operators: { nameIn: () => undefined, authenticate: async () => undefined }, failures: createFailureThrottle(Date.now), metrics: { countAuthFailure: () => undefined }, logger }),
       registry: undefined as never,
       shadowService: undefined as never,
       groupTraffic: createGroupTraffic({ bus, watch: counting, now: Date.now }),

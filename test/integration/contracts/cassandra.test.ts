@@ -1,9 +1,11 @@
+import { types } from 'cassandra-driver';
 import { randomUUID } from 'node:crypto';
 import { CassandraConnection } from '../../../src/adapters/cassandra/cassandra-client';
 import { createCassandraDeliveryLog } from '../../../src/adapters/cassandra/cassandra-delivery-log';
 import { createCassandraDeviceStore } from '../../../src/adapters/cassandra/cassandra-device-store';
 import { createCassandraNodeRegistry } from '../../../src/adapters/cassandra/cassandra-node-registry';
 import { createCassandraQuotaLedger, createCassandraQuotaLimitStore } from '../../../src/adapters/cassandra/cassandra-quota-store';
+import { createCassandraRevokedTokens } from '../../../src/adapters/cassandra/cassandra-revoked-tokens';
 import { createCassandraSchemaStore } from '../../../src/adapters/cassandra/cassandra-schema-store';
 import { createCassandraShadowStore } from '../../../src/adapters/cassandra/cassandra-shadow-store';
 import { createCassandraSigningKeyStore } from '../../../src/adapters/cassandra/cassandra-signing-key-store';
@@ -13,16 +15,29 @@ import { deviceStoreContract } from './device-store.contract';
 import { nodeRegistryContract } from './node-registry.contract';
 import { quotaLedgerContract } from './quota-ledger.contract';
 import { quotaLimitsContract } from './quota-limits.contract';
+import { revokedTokensContract } from './revoked-tokens.contract';
 import { schemaStoreContract } from './schema-store.contract';
 import { shadowStoreContract } from './shadow-store.contract';
 import { signingKeyStoreContract } from './signing-key-store.contract';
-import { OpenStores, Stores } from './store-under-test';
+import { OpenStores, Stores, testCredentialKey } from './store-under-test';
 import { triggerStoreContract } from './trigger-store.contract';
 
 /** Every Cassandra adapter over one connection, as the service builds them. */
 function storesOver(conn: CassandraConnection): Stores {
   return {
-    devices: createCassandraDeviceStore(conn),
+    devices: createCassandraDeviceStore(conn, testCredentialKey),
+    async writeAsOlderRelease(device, token, secret) {
+      await conn.client.execute(
+        `INSERT INTO ${conn.tables.devices} (deviceid, "token", secret, alias, groupid, projectid, enabled, banned, description, livenessttl, created)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [device.deviceid, token, secret, device.alias, device.groupid, device.projectid, device.enabled, device.banned,
+          device.description, device.livenessttl, types.Long.fromNumber(device.created)], { prepare: true });
+      await conn.client.execute(`INSERT INTO ${conn.tables.shadows} (deviceid, rev, tail) VALUES (?, 0, minTimeuuid(0))`, [device.deviceid], { prepare: true });
+    },
+    async storedCredentials(deviceid) {
+      const row = (await conn.client.execute(`SELECT "token", secret FROM ${conn.tables.devices} WHERE deviceid = ?`, [deviceid], { prepare: true })).first();
+      return { token: String(row.get('token')), secret: String(row.get('secret')) };
+    },
     shadows: createCassandraShadowStore(conn),
     schemas: createCassandraSchemaStore(conn),
     triggers: createCassandraTriggerStore(conn),
@@ -78,6 +93,16 @@ describe('store contracts on Cassandra', function () {
   triggerStoreContract('Cassandra', openCassandraStores);
   quotaLimitsContract('Cassandra', openCassandraStores);
   signingKeyStoreContract('Cassandra', openCassandraStores);
+  revokedTokensContract('Cassandra', async () => {
+    const opened = await openKeyspace();
+    const { client, tables } = opened.conn;
+    return {
+      revoked: createCassandraRevokedTokens(opened.conn),
+      another: () => createCassandraRevokedTokens(opened.conn),
+      storedJtis: async () => (await client.execute(`SELECT jti FROM ${tables.revokedTokens}`)).rows.map((r) => String(r.get('jti'))),
+      dispose: () => opened.dispose(),
+    };
+  });
   quotaLedgerContract('Cassandra', async () => {
     const opened = await openKeyspace();
     return { ledger: createCassandraQuotaLedger(opened.conn), dispose: () => opened.dispose() };

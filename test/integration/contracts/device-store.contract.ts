@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Device } from '../../../src/devices/device';
-import { aDeviceRecord, codeOf, OpenStores, OpenStoresFn, rejectionOf } from './store-under-test';
+import { aDeviceRecord, codeOf, keptCredentials, OpenStores, OpenStoresFn, rejectionOf, secretOf, testCredentialKey, tokenOf } from './store-under-test';
 
 const names = (devices: Device[]) => devices.map((d) => `${d.projectid}/${d.groupid}/${d.alias}`);
 
@@ -130,15 +130,15 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
         const other = aDeviceRecord({ projectid: device.projectid, groupid: device.groupid });
         for (const d of [device, other]) await stores.devices.insertDevice(d);
 
-        expect(await stores.devices.findDeviceByToken(device.token)).to.deep.equal(device);
-        expect(await stores.devices.findDeviceByToken(other.token)).to.deep.equal(other);
+        expect(await stores.devices.findDeviceByToken(tokenOf(device))).to.deep.equal(device);
+        expect(await stores.devices.findDeviceByToken(tokenOf(other))).to.deep.equal(other);
       });
 
-      it('answers undefined for a token no device holds, for another device\'s secret and for a prefix of a token', async () => {
+      it('answers undefined for a token no device holds, for another device\'s secret, a prefix of a token and a stored digest', async () => {
         const device = aDeviceRecord();
         await stores.devices.insertDevice(device);
 
-        for (const token of [`tok-${randomUUID()}`, device.secret, device.token.slice(0, -1), device.deviceid]) {
+        for (const token of [`tok-${randomUUID()}`, secretOf(device), tokenOf(device).slice(0, -1), device.deviceid, device.token]) {
           expect(await stores.devices.findDeviceByToken(token), token).to.equal(undefined);
         }
       });
@@ -146,12 +146,12 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
       it('follows a token rotation: the new token finds the device, the old one nothing', async () => {
         const device = aDeviceRecord();
         await stores.devices.insertDevice(device);
-        const rotated: Device = { ...device, token: `tok-${randomUUID()}` };
+        const rotated: Device = { ...device, ...keptCredentials(`tok-${randomUUID()}`) };
 
         expect(await stores.devices.replaceDevice(rotated)).to.equal(true);
 
-        expect(await stores.devices.findDeviceByToken(rotated.token)).to.deep.equal(rotated);
-        expect(await stores.devices.findDeviceByToken(device.token)).to.equal(undefined);
+        expect(await stores.devices.findDeviceByToken(tokenOf(rotated))).to.deep.equal(rotated);
+        expect(await stores.devices.findDeviceByToken(tokenOf(device))).to.equal(undefined);
       });
 
       it('follows other changes of the record: a rename and a move are what the token finds', async () => {
@@ -161,7 +161,7 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
 
         await stores.devices.replaceDevice(moved);
 
-        expect(await stores.devices.findDeviceByToken(device.token)).to.deep.equal(moved);
+        expect(await stores.devices.findDeviceByToken(tokenOf(device))).to.deep.equal(moved);
       });
 
       it('finds nothing once the device is deleted', async () => {
@@ -170,7 +170,7 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
 
         await stores.devices.deleteDevice(device.deviceid);
 
-        expect(await stores.devices.findDeviceByToken(device.token)).to.equal(undefined);
+        expect(await stores.devices.findDeviceByToken(tokenOf(device))).to.equal(undefined);
       });
 
       it('tells no holder, one holder and a shared token apart with tokenHolders', async () => {
@@ -198,7 +198,30 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
 
         await stores.reopen();
 
-        expect(await whileBuilding(() => stores.devices.findDeviceByToken(device.token))).to.deep.equal(device);
+        expect(await whileBuilding(() => stores.devices.findDeviceByToken(tokenOf(device)))).to.deep.equal(device);
+      });
+    });
+
+    describe('credentials at rest (issue 20 §1)', () => {
+      it('stores the keyed digests of the token and secret, never the plaintexts', async () => {
+        const device = aDeviceRecord();
+        await stores.devices.insertDevice(device);
+
+        const stored = await stores.storedCredentials(device.deviceid);
+
+        expect(stored).to.deep.equal({ token: testCredentialKey.digest(tokenOf(device)), secret: testCredentialKey.digest(secretOf(device)) });
+        expect(JSON.stringify(stored)).not.to.include(tokenOf(device)).and.not.to.include(secretOf(device));
+      });
+
+      it('reads a row an older release wrote in plaintext as digests, and finds it by its token', async () => {
+        const [token, secret] = [`old-${randomUUID()}`, `olds-${randomUUID()}`];
+        const device = { ...aDeviceRecord(), token: testCredentialKey.digest(token), secret: testCredentialKey.digest(secret) };
+        await stores.writeAsOlderRelease(device, token, secret);
+
+        expect(await stores.devices.getDevice(device.deviceid)).to.deep.equal(device);
+        expect(await whileBuilding(() => stores.devices.findDeviceByToken(token))).to.deep.equal(device);
+        expect(await stores.devices.tokenHolders(token)).to.deep.equal([device.deviceid]);
+        expect(await stores.devices.findDeviceByToken(device.token), 'its digest is no token').to.equal(undefined);
       });
     });
 
@@ -243,7 +266,7 @@ export function deviceStoreContract(adapter: string, open: OpenStoresFn): void {
       it('replaces every field but the project and the creation time', async () => {
         const device = aDeviceRecord();
         await stores.devices.insertDevice(device);
-        const changed: Device = { ...device, token: 'new-token', secret: 'new-secret', enabled: false, banned: true, description: 'd', livenessttl: 9 };
+        const changed: Device = { ...device, ...keptCredentials('new-token-value'), enabled: false, banned: true, description: 'd', livenessttl: 9 };
 
         expect(await stores.devices.replaceDevice(changed)).to.equal(true);
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { OpenStores, OpenStoresFn } from './store-under-test';
 
-/** The limits of QuotaStore (src/quotas/port.ts), which every store keeps: what each adapter must do. */
+/** QuotaLimitStore (src/quotas/port.ts), which every store keeps: what each adapter must do. */
 export function quotaLimitsContract(adapter: string, open: OpenStoresFn): void {
   describe(`quota limits contract: ${adapter}`, () => {
     let stores: OpenStores;

@@ -7,28 +7,41 @@ import type Database from 'better-sqlite3';
 import { createFileSigningKeyStore } from '../../../src/adapters/files/file-signing-key-store';
 import { openSqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database';
 import { createSqliteDeviceStore } from '../../../src/adapters/sqlite/sqlite-device-store';
-import { createSqliteQuotaStore } from '../../../src/adapters/sqlite/sqlite-quota-store';
+import { createSqliteQuotaLimitStore } from '../../../src/adapters/sqlite/sqlite-quota-store';
+import { createSqliteRevokedTokens } from '../../../src/adapters/sqlite/sqlite-revoked-tokens';
 import { createSqliteSchemaStore } from '../../../src/adapters/sqlite/sqlite-schema-store';
 import { createSqliteShadowStore } from '../../../src/adapters/sqlite/sqlite-shadow-store';
 import { createSqliteTriggerStore } from '../../../src/adapters/sqlite/sqlite-trigger-store';
 import { deviceStoreContract } from './device-store.contract';
 import { quotaLimitsContract } from './quota-limits.contract';
+import { revokedTokensContract } from './revoked-tokens.contract';
 import { schemaStoreContract } from './schema-store.contract';
 import { shadowStoreContract } from './shadow-store.contract';
 import { signingKeyStoreContract } from './signing-key-store.contract';
 import { triggerStoreContract } from './trigger-store.contract';
-import { OpenStores, Stores } from './store-under-test';
+import { OpenStores, Stores, testCredentialKey } from './store-under-test';
+
+/** The schema version of a database made before devices_by_token, the sixth migration (sqlite-database.ts). */
+const BEFORE_TOKEN_INDEX = 5;
 
 /** Every embedded adapter over one database (and the key file beside it), as the service builds them. */
 function storesOver(db: Database.Database, dir: string): Stores {
   const triggers = createSqliteTriggerStore(db);
   return {
-    devices: createSqliteDeviceStore(db),
+    devices: createSqliteDeviceStore(db, testCredentialKey),
+    async writeAsOlderRelease(device, token, secret) {
+      db.prepare(`INSERT INTO devices (deviceid, token, secret, alias, groupid, projectid, enabled, banned, description, livenessttl, created)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(device.deviceid, token, secret, device.alias, device.groupid, device.projectid,
+        device.enabled ? 1 : 0, device.banned ? 1 : 0, device.description, device.livenessttl, device.created);
+    },
+    async storedCredentials(deviceid) {
+      return db.prepare('SELECT token, secret FROM devices WHERE deviceid = ?').get(deviceid) as { token: string; secret: string };
+    },
     shadows: createSqliteShadowStore(db),
     schemas: createSqliteSchemaStore(db),
     triggers,
     deliveries: triggers,
-    quotaLimits: createSqliteQuotaStore(db),
+    quotaLimits: createSqliteQuotaLimitStore(db),
     freshSigningKeys: () => createFileSigningKeyStore(join(dir, 'keys', `${randomUUID()}.json`)),
   };
 }
@@ -54,9 +67,8 @@ async function openSqliteStores(): Promise<OpenStores> {
       rmSync(dir, { recursive: true, force: true });
     },
     async dropTokenIndex() {
-      // devices_by_token is the latest migration (sqlite-database.ts): one version back is a database made before it.
       db.exec('DROP INDEX devices_by_token');
-      db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
+      db.pragma(`user_version = ${BEFORE_TOKEN_INDEX}`);
     },
   };
   return stores;
@@ -69,6 +81,19 @@ describe('store contracts on SQLite', () => {
   triggerStoreContract('SQLite', openSqliteStores);
   quotaLimitsContract('SQLite', openSqliteStores);
   signingKeyStoreContract('SQLite (a key file)', openSqliteStores);
+  revokedTokensContract('SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openpie-revoked-'));
+    const db = openSqliteDatabase(dir);
+    return {
+      revoked: createSqliteRevokedTokens(db),
+      another: () => createSqliteRevokedTokens(db),
+      storedJtis: async () => (db.prepare('SELECT jti FROM revoked_tokens').all() as { jti: string }[]).map((r) => r.jti),
+      async dispose() {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
 
   describe('the registry database', () => {
     const planOf = (db: Database.Database) =>
@@ -80,7 +105,7 @@ describe('store contracts on SQLite', () => {
         let db = openSqliteDatabase(dir);
         expect(planOf(db).join()).to.contain('USING INDEX devices_by_token');
         db.exec('DROP INDEX devices_by_token');
-        db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
+        db.pragma(`user_version = ${BEFORE_TOKEN_INDEX}`);
         db.close();
 
         db = openSqliteDatabase(dir);

@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createCredentialKey } from '../../../src/devices/credential-key';
 import { Device } from '../../../src/devices/device';
 import { DeviceStore } from '../../../src/devices/port';
 import { AppError } from '../../../src/core/errors';
@@ -18,6 +19,10 @@ export interface Stores {
   triggers: TriggerStore;
   deliveries: DeliveryLog;
   quotaLimits: QuotaLimitStore;
+  /** Writes a device as a release before issue 20 did: token and secret in plaintext. */
+  writeAsOlderRelease(device: Device, token: string, secret: string): Promise<void>;
+  /** The token and secret columns of a device's row as stored. */
+  storedCredentials(deviceid: string): Promise<{ token: string; secret: string }>;
   /** A key store of its own, empty, on the same data (it holds one key, so each test takes a new one). */
   freshSigningKeys(): SigningKeyStore;
 }
@@ -37,11 +42,30 @@ export interface OpenStores extends Stores {
 /** Opens a fresh, empty store: a temp dir for SQLite, a random keyspace for Cassandra. */
 export type OpenStoresFn = () => Promise<OpenStores>;
 
-/** A device record with random ids; fields given win. */
-export const aDeviceRecord = (fields: Partial<Device> = {}): Device => ({
+/** The credential key the contract suites' stores digest with. */
+export const testCredentialKey = createCredentialKey(randomBytes(32));
+
+/** The token and secret each record of `aDeviceRecord` was made from, by the record's token digest. */
+const plaintexts = new Map<string, { token: string; secret: string }>();
+
+/** The plaintext token of a record made by `aDeviceRecord` (records keep digests only). */
+export const tokenOf = (d: Pick<Device, 'token'>): string => plaintexts.get(d.token)!.token;
+export const secretOf = (d: Pick<Device, 'token'>): string => plaintexts.get(d.token)!.secret;
+
+/** The record as the registry keeps it of a device with this plaintext token and secret. */
+export function keptCredentials(token: string, secret = `sec-${randomUUID()}`): Pick<Device, 'token' | 'secret'> {
+  const kept = { token: testCredentialKey.digest(token), secret: testCredentialKey.digest(secret) };
+  plaintexts.set(kept.token, { token, secret });
+  return kept;
+}
+
+/**
+ * A device record with random ids; fields given win. `token` and `secret`, when given, are the plaintexts: the record
+ * holds their digests, as the registry does (tokenOf gives the token back).
+ */
+export const aDeviceRecord = ({ token, secret, ...fields }: Partial<Device> = {}): Device => ({
   deviceid: randomUUID(),
-  token: `tok-${randomUUID()}`,
-  secret: `sec-${randomUUID()}`,
+  ...keptCredentials(token ?? `tok-${randomUUID()}`, secret ?? `sec-${randomUUID()}`),
   alias: `dev-${randomUUID().slice(0, 8)}`,
   groupid: `g-${randomUUID().slice(0, 8)}`,
   projectid: `p-${randomUUID().slice(0, 8)}`,

@@ -110,7 +110,7 @@ describe('docker-compose.yml (production stack)', () => {
     expect(redis.volumes).to.deep.equal(['redis-data:/data']);
   });
 
-  it('shares one admin token and Mosquitto\'s login between the nodes, and gives each its own id and data volume', () => {
+  it('shares one admin token, one credential key file and Mosquitto\'s login between the nodes, and gives each its own id and data volume', () => {
     const [one, two] = NODES.map((name) => environmentOf(service(name)));
     const mosquitto = environmentOf(service('mosquitto'));
 
@@ -121,8 +121,11 @@ describe('docker-compose.yml (production stack)', () => {
       expect(env.BACKBONE_PASSWORD).to.equal(mosquitto.MOSQUITTO_PASSWORD);
     }
     expect(one.NODE_ID).to.not.equal(two.NODE_ID);
-    expect(service('node1').volumes).to.deep.equal(['node1-data:/data']);
-    expect(service('node2').volumes).to.deep.equal(['node2-data:/data']);
+    // Device credentials are kept as digests under one key: both nodes read the same file, on the volume they share.
+    expect(one.CREDENTIAL_KEY_FILE).to.equal('/keys/credential-key');
+    expect(two.CREDENTIAL_KEY_FILE).to.equal(one.CREDENTIAL_KEY_FILE);
+    expect(service('node1').volumes).to.deep.equal(['node1-data:/data', 'node-keys:/keys']);
+    expect(service('node2').volumes).to.deep.equal(['node2-data:/data', 'node-keys:/keys']);
     // A user token issued by one node must verify on the other: with STORE=cassandra the key is in Cassandra, and
     // a key file would be ignored.
     for (const env of [one, two]) expect(env).to.not.have.property('USER_TOKEN_KEY_FILE');

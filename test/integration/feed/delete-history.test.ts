@@ -128,7 +128,7 @@ describe('deleting history: POST /datapoints/delete and DELETE /metric/{deviceid
     });
 
     it('refuses a write token of another project, and metrics that are no device of the project', async () => {
-      const other = (await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'elsewhere', ttl: 600, scope: 'write' } })).body.token;
+      const other = (await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: (await aDevice(stack)).projectid, ttl: 600, scope: 'write' } })).body.token;
       expect((await deletePoints(`Bearer ${other}`, body(alice))).status).to.equal(403);
       expect((await stack.http('DELETE', `${API}/metric/not-a-device`, { headers: { authorization: `Bearer ${writeToken}` } })).status).to.equal(403);
     });

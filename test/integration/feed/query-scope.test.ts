@@ -48,7 +48,7 @@ describe('POST /v2/feed/api/v1/datapoints/query: who may read what', () => {
   });
 
   it('refuses a user token of another project, and metrics that are no device at all', async () => {
-    const other = (await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'elsewhere', ttl: 600 } })).body.token;
+    const other = (await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: (await aDevice(stack)).projectid, ttl: 600 } })).body.token;
     expect((await query(`Bearer ${other}`, alice.deviceid)).status).to.equal(403);
     expect((await query(`Bearer ${userToken}`, 'not-a-device')).status).to.equal(403);
   });

@@ -58,6 +58,21 @@ describe('POST /v2/feed/api/v1/datapoints/query: slots per caller (issue 10)', f
     expect(served.map((r) => r.status)).to.deep.equal([200, 200]);
   });
 
+  it('refuses the GET form of a query over the same slots with 429 and Retry-After', async () => {
+    const running = query(busy, SLOW_SCRIPT);
+    await new Promise((r) => setTimeout(r, 100));
+    const queued = query(busy, SLOW_SCRIPT);
+    await new Promise((r) => setTimeout(r, 100));
+
+    const path = `${QUERY}?query=${encodeURIComponent(JSON.stringify(body(busy)))}`;
+    const refused = await stack.http('GET', path, { headers: { authorization: busy.auth } });
+    await Promise.all([running, queued]);
+
+    expect(refused.status).to.equal(429);
+    expect(refused.headers.get('retry-after')).to.equal('1');
+    expect(refused.body).to.include({ code: 'TOO_MANY_QUERIES' });
+  });
+
   it('answers another caller at once while one caller fills its slot and its queue', async () => {
     const flood = [query(busy, SLOW_SCRIPT), query(busy, SLOW_SCRIPT)];
     await new Promise((r) => setTimeout(r, 100));

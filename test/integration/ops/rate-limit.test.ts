@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { coapAs, expectCoapError } from '../../helpers/coap';
 import { aDevice, aGroup } from '../../helpers/devices';
 import { collect, connectDevice, endAll, nextMessage, sleep } from '../../helpers/mqtt';
 import { closeOf } from '../../helpers/mqtt-expect';
@@ -146,5 +147,50 @@ describe('per-device rate limit on MQTT publishes', () => {
 
     const after = valueOf(await scrape(stack), 'openpie_rate_limit_refusals_total', { transport: 'mqtt' });
     expect(after - before).to.be.at.least(1);
+  });
+});
+
+describe('one per-device rate limit over REST, CoAP and MQTT (issue 19: one way in for devices)', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ env: LIMIT });
+  });
+  after(() => stack.stop());
+
+  it('CoAP: 4.29 RATE_LIMITED with Max-Age once a device is over its limit (RFC 8516), counted as transport "coap"', async () => {
+    const before = valueOf(await scrape(stack), 'openpie_rate_limit_refusals_total', { transport: 'coap' });
+    const coap = coapAs(stack.coapUrl, await aDevice(stack));
+    for (let i = 0; i < 3; i++) expect((await coap('GET', '/shadow/data')).code).to.equal('2.05');
+
+    const res = await coap('GET', '/shadow/data');
+
+    expectCoapError(res, '4.29', 429, 'RATE_LIMITED');
+    expect(res.headers['Max-Age']).to.equal(2);
+    expect(res.body.message).to.contain('0.5 requests per second');
+    const after = valueOf(await scrape(stack), 'openpie_rate_limit_refusals_total', { transport: 'coap' });
+    expect(after - before).to.equal(1);
+  });
+
+  it('a device spends one budget whichever door it uses: a REST call, a CoAP call and an MQTT publish empty it together', async () => {
+    const [device, listener] = await aGroup(stack, 2);
+    const rx = await connectDevice(stack.mqttUrl, listener);
+    const tx = await connectDevice(stack.mqttUrl, device);
+    try {
+      await rx.subscribeAsync('@msg/#');
+      const arrived = nextMessage(rx, (topic) => topic === '@msg/third');
+
+      expect((await asDevice(stack, device)('GET', '/v2/device/status')).status).to.equal(200);
+      expect((await coapAs(stack.coapUrl, device)('GET', '/shadow/data')).code).to.equal('2.05');
+      await tx.publishAsync('@msg/third', 'x', { qos: 1 });
+      await arrived;
+
+      expectError(await asDevice(stack, device)('GET', '/v2/device/status'), 429, 'RATE_LIMITED');
+      expectCoapError(await coapAs(stack.coapUrl, device)('GET', '/shadow/data'), '4.29', 429, 'RATE_LIMITED');
+      const closed = closeOf(tx);
+      tx.publish('@msg/fourth', 'y');
+      await closed;
+    } finally {
+      await endAll(tx, rx);
+    }
   });
 });

@@ -59,7 +59,7 @@ describe('npm start', function () {
       cwd: dir,
       env: {
         ...process.env, DATA_DIR: join(dir, 'data'), PORT: '0', MQTT_PORT: '0', COAP_PORT: '0', HOST: '127.0.0.1',
-        MQTT_HOST: '127.0.0.1', COAP_HOST: '127.0.0.1', ADMIN_TOKEN: 'a-long-enough-admin-token', LOG_LEVEL: 'warn',
+        MQTT_HOST: '127.0.0.1', COAP_HOST: '127.0.0.1', ADMIN_TOKEN: 'a-long-enough-admin-token-of-40-chars-xy', LOG_LEVEL: 'warn',
       },
     });
     let output = '';

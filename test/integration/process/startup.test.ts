@@ -47,7 +47,7 @@ describe('starting and stopping the service process', () => {
   });
 
   it('prints where to go once listening: the front door, console, explorer, OpenAPI document, docs and MQTT', async () => {
-    const run = startMain({ DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', ADMIN_TOKEN: 'a-long-enough-admin-token' });
+    const run = startMain({ DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', ADMIN_TOKEN: 'a-long-enough-admin-token-of-40-chars-xy' });
     try {
       await waitFor(run, 'MQTT:');
     } finally {
@@ -68,7 +68,7 @@ describe('starting and stopping the service process', () => {
     blocker = createServer();
     await new Promise<void>((r) => blocker!.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as { port: number }).port;
-    const run = startMain({ DATA_DIR: dataDir, PORT: String(port), MQTT_PORT: '0', ADMIN_TOKEN: 'a-long-enough-admin-token' });
+    const run = startMain({ DATA_DIR: dataDir, PORT: String(port), MQTT_PORT: '0', ADMIN_TOKEN: 'a-long-enough-admin-token-of-40-chars-xy' });
     expect(await run.exited).to.equal(1);
     expect(run.output().trim()).to.equal(
       `openpie: HTTP (PORT) port ${port} on 127.0.0.1 is already in use: set PORT to another port (0 picks a free one)`,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { aDevice, aGroup } from '../../helpers/devices';
+import { connectDevice } from '../../helpers/mqtt';
 import { asDevice, expectError } from '../../helpers/rest-device';
 import { startStack, Stack } from '../../helpers/stack';
 
@@ -22,7 +23,7 @@ describe('changing devices through the admin API', () => {
       const read = await stack.admin('GET', `/v2/admin/devices/${device.deviceid}`);
 
       expect(res.status).to.equal(200);
-      expect(res.body).to.include({ ...change, deviceid: device.deviceid, token: device.token, projectid: device.projectid });
+      expect(res.body).to.include({ ...change, deviceid: device.deviceid, projectid: device.projectid }).and.not.to.have.any.keys('token', 'secret');
       expect(read.body).to.deep.equal(res.body);
     });
 
@@ -79,18 +80,38 @@ describe('changing devices through the admin API', () => {
   });
 
   describe('POST /v2/admin/devices/{deviceid}/token', () => {
-    it('returns the record with a new token of 32+ characters and the same secret', async () => {
+    it('returns the record with a new token of 32+ characters, shown this once; the old token stops working', async () => {
       const device = await aDevice(stack);
 
       const res = await stack.admin('POST', `/v2/admin/devices/${device.deviceid}/token`);
 
       expect(res.status).to.equal(200);
-      expect(res.body).to.include({ deviceid: device.deviceid, secret: device.secret });
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+      expect(res.body).to.include({ deviceid: device.deviceid }).and.not.to.have.any.keys('secret');
       expect(res.body.token).to.be.a('string').with.length.of.at.least(32).and.not.equal(device.token);
+      expect((await asDevice(stack, device)('GET', '/v2/device/status')).status).to.equal(401);
+      const rotated = { ...device, auth: `Device ${device.deviceid}:${res.body.token}` };
+      expect((await asDevice(stack, rotated)('GET', '/v2/device/status')).status).to.equal(200);
     });
 
     it('answers 404 DEVICE_NOT_FOUND for an unknown id', async () => {
       expectError(await stack.admin('POST', `/v2/admin/devices/${randomUUID()}/token`), 404, 'DEVICE_NOT_FOUND');
+    });
+  });
+
+  describe('POST /v2/admin/devices/{deviceid}/secret', () => {
+    it('returns the record with a new secret, shown this once: MQTT takes the new one and refuses the old one', async () => {
+      const device = await aDevice(stack);
+
+      const res = await stack.admin('POST', `/v2/admin/devices/${device.deviceid}/secret`);
+
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('cache-control')).to.equal('no-store');
+      expect(res.body).to.include({ deviceid: device.deviceid }).and.not.to.have.any.keys('token');
+      expect(res.body.secret).to.be.a('string').with.length.of.at.least(32).and.not.equal(device.secret);
+      (await connectDevice(stack.mqttUrl, device, { password: res.body.secret })).end(true);
+      const refused = await connectDevice(stack.mqttUrl, device, { password: device.secret }).then((c) => c.end(true), (err: Error) => err);
+      expect(refused).to.be.instanceOf(Error);
     });
   });
 

@@ -44,7 +44,7 @@ describe('the admin device API (/v2/admin/devices)', () => {
   });
 
   describe('POST /v2/admin/devices', () => {
-    it('answers 201 with the whole record: a UUID deviceid, a token of 32+ characters and a secret', async () => {
+    it('answers 201 with the whole record, the token and secret shown this once and kept by no cache', async () => {
       const body = { projectid: id('p'), groupid: id('g'), alias: 'kitchen lamp' };
 
       const res = await stack.admin('POST', '/v2/admin/devices', { body });
@@ -55,6 +55,7 @@ describe('the admin device API (/v2/admin/devices)', () => {
       expect(res.body.token).to.be.a('string').with.length.of.at.least(32);
       expect(res.body.secret).to.be.a('string').that.is.not.empty.and.not.equal(res.body.token);
       expect(res.body.created).to.be.a('number');
+      expect(res.headers.get('cache-control')).to.equal('no-store');
     });
 
     it('takes description, enabled and livenessttl when given', async () => {
@@ -125,7 +126,9 @@ describe('the admin device API (/v2/admin/devices)', () => {
       expect(project.status).to.equal(200);
       expect(ids(project)).to.have.members([a.deviceid, b.deviceid, c.deviceid]);
       expect(ids(group)).to.have.members([a.deviceid, b.deviceid]);
-      expect(group.body.devices.find((d: { deviceid: string }) => d.deviceid === a.deviceid)).to.include({ alias: a.alias, token: a.token });
+      const listed = group.body.devices.find((d: { deviceid: string }) => d.deviceid === a.deviceid);
+      expect(listed).to.include({ alias: a.alias }).and.not.to.have.any.keys('token', 'secret');
+      expect(JSON.stringify(project.body)).not.to.include(a.token).and.not.to.include(a.secret);
     });
 
     it('lists every device without filters', async () => {
@@ -144,13 +147,14 @@ describe('the admin device API (/v2/admin/devices)', () => {
   });
 
   describe('GET /v2/admin/devices/{deviceid}', () => {
-    it('returns the whole record', async () => {
+    it('returns the record without its token and secret, which only the answer that issues them shows (issue 20 §2)', async () => {
       const device = await aDevice(stack);
 
       const res = await stack.admin('GET', `/v2/admin/devices/${device.deviceid}`);
 
       expect(res.status).to.equal(200);
-      expect(res.body).to.include({ deviceid: device.deviceid, token: device.token, secret: device.secret, alias: device.alias });
+      expect(res.body).to.include({ deviceid: device.deviceid, alias: device.alias }).and.not.to.have.any.keys('token', 'secret');
+      expect(res.text).not.to.include(device.token).and.not.to.include(device.secret);
     });
 
     it('answers 404 DEVICE_NOT_FOUND for an unknown id', async () => {

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { aDevice } from '../../helpers/devices';
 import { expectError } from '../../helpers/rest-device';
 import { startStack, Stack } from '../../helpers/stack';
 
@@ -13,6 +15,8 @@ describe('POST /v2/admin/tokens', () => {
   let stack: Stack;
   before(async () => {
     stack = await startStack();
+    // Tokens are issued for projects that have a device.
+    for (const projectid of ['p-tokens', 'p-named', 'p-default', 'p-twice']) await aDevice(stack, { projectid });
   });
   after(() => stack.stop());
 
@@ -22,13 +26,14 @@ describe('POST /v2/admin/tokens', () => {
     const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-tokens', ttl: 600 } });
 
     expect(res.status).to.equal(201);
-    expect(res.body).to.have.all.keys('token', 'expires', 'scope');
+    expect(res.body).to.have.all.keys('token', 'jti', 'expires', 'scope');
     expect(res.body.scope).to.equal('read');
     const claims = claimsOf(res.body.token);
     expect(claims.iss).to.equal('cer:usertoken');
     expect(Number(claims.exp) - Number(claims.iat)).to.equal(600);
     expect(Number(claims.iat) * 1000).to.be.within(before - 1_000, Date.now());
     expect(res.body.expires).to.equal(Number(claims.exp) * 1000);
+    expect(res.body.jti).to.equal(claims.jti);
   });
 
   it('names the project in the token', async () => {
@@ -78,6 +83,7 @@ describe('POST /v2/admin/tokens/key', () => {
   let stack: Stack;
   before(async () => {
     stack = await startStack();
+    for (const projectid of ['p-rotate', 'p-restart']) await aDevice(stack, { projectid });
   });
   after(() => stack.stop());
 
@@ -113,5 +119,25 @@ describe('POST /v2/admin/tokens/key', () => {
 
   it('answers 401 without the admin token', async () => {
     expectError(await stack.http('POST', '/v2/admin/tokens/key'), 401, 'MISSING_CREDENTIALS');
+  });
+});
+
+describe('POST /v2/admin/tokens for a project that does not exist (issue 20 §6)', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(() => stack.stop());
+
+  it('answers 404 PROJECT_NOT_FOUND for a project without a device, and issues once a device is there', async () => {
+    const projectid = `p-${randomUUID().slice(0, 8)}`;
+
+    const refused = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid, ttl: 60 } });
+    await aDevice(stack, { projectid });
+    const issued = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid, ttl: 60 } });
+
+    expectError(refused, 404, 'PROJECT_NOT_FOUND');
+    expect(refused.body.message).to.include(projectid);
+    expect(issued.status, issued.text).to.equal(201);
   });
 });

@@ -154,7 +154,9 @@ export function ownCredentialsScenarios(stackOf: () => Stack): void {
 
       expect(res.status, res.text).to.equal(201);
       const stored = await admin('GET', `/v2/admin/devices/${a.deviceid}`);
-      expect(stored.body).to.include({ ...a, alias: 'kitchen', groupid: 'home', description: 'lamp, "big" one', livenessttl: 30 });
+      const { token, secret, ...withoutCredentials } = a;
+      expect(stored.body).to.include({ ...withoutCredentials, alias: 'kitchen', groupid: 'home', description: 'lamp, "big" one', livenessttl: 30 });
+      expect(stored.text).not.to.include(token).and.not.to.include(secret);
       expect(res.body.devices[1]).to.include({ alias: 'porch', enabled: false });
       expect(res.body.devices[1].generated).to.deep.equal(['deviceid', 'token', 'secret']);
     });
