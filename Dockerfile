@@ -3,9 +3,10 @@
 # Used by docker-compose.yml (node1, node2); docs/production.md, "Production stack (docker compose)".
 #   docker build -t openpie .
 
+# Node 22, a long-term support line (Node 20 reached its end of life), at an exact version (docs/production.md "Pinned images").
 # Build stage: better-sqlite3 compiles its native addon when no prebuilt binary fits,
 # which needs python3, make and g++.
-FROM node:20-bookworm-slim AS build
+FROM node:22.12.0-bookworm-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -19,7 +20,7 @@ RUN npm run build \
  && npm prune --omit=dev
 
 # Runtime stage: the same Debian and Node as the build stage, so the native addon matches.
-FROM node:20-bookworm-slim
+FROM node:22.12.0-bookworm-slim
 ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app

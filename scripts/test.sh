@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 # The console's browser tests drive Debian's Chromium. Outside CI a machine without it (and without root) still
 # runs every other suite; the browser tests then say they were skipped.
 bash scripts/ensure-chromium.sh || [ -z "${CI:-}" ]
+bash scripts/ensure-docker-compose.sh || [ -z "${CI:-}" ]
 
 # The servers are this checkout's own: infra/ derives their folder and ports from the checkout's path, so a second
 # checkout testing at the same time neither uses nor stops them (infra/README.md). Only those this run starts are

@@ -34,6 +34,7 @@ import { observeAedes } from '../mqtt/broker-metrics';
 import { mqttListenerReadinessCheck } from '../mqtt/listener-readiness';
 import { createAedesMessageWatch } from '../mqtt/message-watch';
 import { createMqttOverWebSocket, MqttOverWebSocket } from '../mqtt/websocket';
+import { acceptProxyProtocol } from '../net/proxy-protocol-listener';
 import { createFailureThrottle } from '../ratelimit/failure-throttle';
 import { createKeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
 import { createOperators } from '../operators/service';
@@ -302,12 +303,19 @@ export async function composeService(config: Config, logger: Logger, options: Se
   const https = tlsOptions && createHttpsServer(tlsOptions, app.callback());
   mqttWs.serveOn(http);
   if (https) mqttWs.serveOn(https);
+  const mqttWsServer = config.mqttWsPort === undefined ? undefined : mqttWs.createDedicatedServer();
+  // PROXY_PROTOCOL: behind a balancer, every TCP listener reads whom it relays first (docs/operations.md "PROXY protocol").
+  const { proxyProtocol } = config;
+  if (proxyProtocol) {
+    const refused = (why: string, peer: string | undefined) => logger.debug({ peer, why }, 'connection closed: PROXY protocol');
+    for (const server of [http, https, mqtt, mqtts, mqttWsServer]) if (server) acceptProxyProtocol(server, proxyProtocol, refused);
+  }
   const listeners: Listeners = {
     http,
     https,
     mqtt,
     mqtts,
-    mqttWs: config.mqttWsPort === undefined ? undefined : mqttWs.createDedicatedServer(),
+    mqttWs: mqttWsServer,
     coap: createCoapServer({
       admission,
       messaging,

@@ -1,13 +1,22 @@
 import { join } from 'node:path';
 import { backboneSettings, randomNodeId } from './backbone-config';
+import { NonEmpty, optional } from './env-codecs';
+import { fileVariableOf, hideSecretValues, placeholderSecrets, readSecretFiles } from './secret-files';
 import { sessionStore } from './session-config';
 import { cassandraCredentials, StoreSettings } from './store-config';
 import { readTlsCredentials } from './tls-credentials';
-import { Decoded, decodeVariables, Variable, variablesOf } from './variable';
+import { Decoded, decodeVariables, variable, Variable, variablesOf } from './variable';
 import { VARIABLES } from './variables';
 
-/** Every variable the service reads, in the table's order; docs/operations.md documents each once. */
-export const CONFIG_VARIABLES: readonly Variable<unknown>[] = variablesOf(VARIABLES).map(({ variable }) => variable);
+/** The rows of the table, in its order. */
+const TABLE: readonly Variable<unknown>[] = variablesOf(VARIABLES).map(({ variable: v }) => v);
+
+/** A secret's `NAME_FILE` (secret-files.ts), read before the table is decoded. */
+const fileVariant = (secret: Variable<unknown>) =>
+  variable(fileVariableOf(secret.name), optional(NonEmpty), undefined, `a file holding ${secret.name}, instead of it`);
+
+/** Every variable the service reads, in the table's order, each secret followed by its `_FILE` variant; docs/operations.md documents each once. */
+export const CONFIG_VARIABLES: readonly Variable<unknown>[] = TABLE.flatMap((v) => (v.secret ? [v, fileVariant(v)] : [v]));
 
 /** The name of every variable the service reads; test/integration/deploy checks docker-compose.yml against it. */
 export const ENV_NAMES: readonly string[] = CONFIG_VARIABLES.map((v) => v.name);
@@ -19,8 +28,13 @@ export class ConfigError extends Error {}
 
 /** Decodes the environment once; throws ConfigError with one readable line per bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  const decoded = decodeVariables(VARIABLES, env);
-  if ('problems' in decoded) throw configError(decoded.problems);
+  const secrets = readSecretFiles(TABLE, env);
+  const placeholders = placeholderSecrets(TABLE, secrets.env);
+  const decoded = decodeVariables(VARIABLES, secrets.env);
+  const decodeProblems = 'problems' in decoded ? hideSecretValues(TABLE, decoded.problems) : [];
+  if (secrets.problems.length + placeholders.length + decodeProblems.length > 0 || 'problems' in decoded) {
+    throw configError([...secrets.problems, ...placeholders, ...decodeProblems]);
+  }
   const problems: string[] = [];
   const config = settle(decoded.value, problems);
   if (problems.length > 0) throw configError(problems);
@@ -47,6 +61,7 @@ function settle(e: Decoded<typeof VARIABLES>, problems: string[]) {
     timeseries: timeSeriesSettings(e.timeseries, problems),
     store: storeSettings(e.store, problems),
     sessions: { ...e.sessions, store: reported(sessionStore(e.sessions.store), problems) },
+    proxyProtocol: e.proxyProtocol.enabled ? { trusted: e.proxyProtocol.trusted } : undefined,
   };
 }
 

@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import { isIP } from 'node:net';
 import { allowEntryProblem } from '../triggers/address-guard';
 
 /**
@@ -135,3 +136,23 @@ export const LogLevel = t.keyof({ fatal: null, error: null, warn: null, info: nu
 
 /** Where points are kept and queries run: the embedded engine (SQLite in DATA_DIR) or a KairosDB server. */
 export const TimeSeriesKind = t.keyof({ embedded: null, kairosdb: null });
+
+/** Comma-separated IP addresses and CIDR ranges (`10.0.0.0/8,192.0.2.7`), no host names; empty: none. */
+export const AddressList = new t.Type<readonly string[], string, unknown>(
+  'AddressList',
+  (u): u is readonly string[] => Array.isArray(u),
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c, 'must be a list of IP addresses or CIDR ranges');
+    const entries = u.split(',').map((e) => e.trim()).filter((e) => e !== '');
+    const bad = entries.find((e) => !isAddressOrRange(e));
+    return bad === undefined ? t.success(entries) : t.failure(u, c, `"${bad}" is not an IP address or a CIDR range`);
+  },
+  (a) => a.join(','),
+);
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+}

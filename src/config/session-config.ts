@@ -26,8 +26,16 @@ export const KeyPrefix = new t.Type<string, string, unknown>(
   String,
 );
 
-/** SESSION_STORE_URL is required with SESSION_STORE=redis, and unused otherwise (as KAIROSDB_URL is). */
-export function sessionStore({ kind, url, keyPrefix }: { kind: 'sqlite' | 'redis'; url?: string; keyPrefix: string }): SessionStoreSettings | string {
+/**
+ * SESSION_STORE_URL is required with SESSION_STORE=redis, and unused otherwise (as KAIROSDB_URL is).
+ * SESSION_STORE_PASSWORD (or its _FILE) goes into the URL, which must then have none: one of the two would be ignored.
+ */
+export function sessionStore({ kind, url, password, keyPrefix }: { kind: 'sqlite' | 'redis'; url?: string; password?: string; keyPrefix: string }): SessionStoreSettings | string {
   if (kind === 'sqlite') return { kind };
-  return url === undefined ? 'SESSION_STORE_URL: must be set when SESSION_STORE=redis' : { kind, url, keyPrefix };
+  if (url === undefined) return 'SESSION_STORE_URL: must be set when SESSION_STORE=redis';
+  if (password === undefined) return { kind, url, keyPrefix };
+  const parsed = new URL(url);
+  if (parsed.password !== '') return 'SESSION_STORE_PASSWORD: SESSION_STORE_URL has a password already; set one or the other';
+  parsed.password = encodeURIComponent(password);
+  return { kind, url: parsed.toString(), keyPrefix };
 }

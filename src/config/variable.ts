@@ -10,6 +10,8 @@ export interface Variable<A> {
   /** The value used when the variable is unset or empty, as it would be written in the environment. */
   readonly default: string | undefined;
   readonly doc: string;
+  /** A secret (secret-files.ts): it may come from the file `NAME_FILE` names, and refuses placeholders. */
+  readonly secret?: boolean;
 }
 
 export function variable<A>(name: string, codec: t.Type<A, unknown, unknown>, fallback: string | number | undefined, doc: string): Variable<A> {

@@ -5,11 +5,12 @@ import { DEFAULT_SANDBOX_POOL } from '../timeseries/sandbox/sandbox-pool';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettings } from '../triggers/webhook';
 import { MqttUrl, NodeId } from './backbone-config';
 import {
-  AllowList, AtLeastOne, AtLeastZero, Attempts, Flag, HttpUrl, LogLevel, NonEmpty, optional, OptionalSecret, OriginList,
+  AddressList, AllowList, AtLeastOne, AtLeastZero, Attempts, Flag, HttpUrl, LogLevel, NonEmpty, optional, OptionalSecret, OriginList,
   Port, PositiveInt, Rate, TimeSeriesKind,
 } from './env-codecs';
 import { KeyPrefix, RedisUrl, SessionStoreKind } from './session-config';
 import { ContactPoints, CqlName, Replication, StoreKind } from './store-config';
+import { secret } from './secret-files';
 import { Rows, variable as v } from './variable';
 
 /**
@@ -69,20 +70,24 @@ export const VARIABLES = {
   dataDir: v('DATA_DIR', NonEmpty, './data', 'directory of the SQLite databases, the admin token and the user-token key'),
   userTokenKeyFile: v('USER_TOKEN_KEY_FILE', optional(NonEmpty), undefined, 'STORE=sqlite: the key that signs user tokens; unset: DATA_DIR/user-token-key.json'),
   credentialKeyFile: v('CREDENTIAL_KEY_FILE', optional(NonEmpty), undefined, 'the key device credentials are digested with; unset: DATA_DIR/credential-key'),
-  adminToken: v('ADMIN_TOKEN', OptionalSecret, undefined, 'bearer token of the admin API; unset: made on first start and kept in DATA_DIR'),
+  adminToken: secret(v('ADMIN_TOKEN', OptionalSecret, undefined, 'bearer token of the admin API; unset: made on first start and kept in DATA_DIR')),
   logLevel: v('LOG_LEVEL', LogLevel, 'info', 'pino log level'),
   shutdownTimeoutMs: v('SHUTDOWN_TIMEOUT_MS', PositiveInt, 10000, 'how long in-flight work may take on SIGTERM/SIGINT, in ms'),
   rateLimitRps: v('RATE_LIMIT_RPS', Rate, 20, 'Device API calls (REST, CoAP) and MQTT PUBLISH packets per second per device; 0 = no limit'),
   rateLimitBurst: v('RATE_LIMIT_BURST', PositiveInt, 40, 'how many a device may send at once after a quiet spell'),
-  metricsToken: v('METRICS_TOKEN', OptionalSecret, undefined, 'bearer token /metrics wants; unset: none'),
+  metricsToken: secret(v('METRICS_TOKEN', OptionalSecret, undefined, 'bearer token /metrics wants; unset: none')),
   auditRetentionDays: v('AUDIT_RETENTION_DAYS', AtLeastOne, 90, 'days the audit log keeps each admin change'),
   corsOrigins: v('CORS_ORIGINS', OriginList, '', 'origins whose browser pages may call the HTTP API, or *'),
   demo: v('DEMO', Flag, 'false', 'start with the demo project and sample points'),
+  proxyProtocol: {
+    enabled: v('PROXY_PROTOCOL', Flag, 'false', 'the TCP listeners (HTTP, HTTPS, MQTT, MQTTS) want a PROXY protocol v1 or v2 header first'),
+    trusted: v('PROXY_PROTOCOL_TRUSTED', AddressList, '', 'addresses and CIDR ranges allowed to send it; empty: any'),
+  },
   webhooks,
   backbone: {
     url: v('BACKBONE_URL', optional(MqttUrl), undefined, 'the MQTT broker that joins several nodes; unset: a single node'),
     username: v('BACKBONE_USERNAME', optional(NonEmpty), undefined, "the node's login on the backbone; wins over the URL's"),
-    password: v('BACKBONE_PASSWORD', optional(NonEmpty), undefined, "its password; wins over the URL's"),
+    password: secret(v('BACKBONE_PASSWORD', optional(NonEmpty), undefined, "its password; wins over the URL's")),
   },
   nodeId: v('NODE_ID', optional(NodeId), undefined, "this node's name on the backbone and in its logs; unset: random"),
   timeseries: {
@@ -96,7 +101,7 @@ export const VARIABLES = {
     localDataCenter: v('CASSANDRA_LOCAL_DATACENTER', NonEmpty, 'datacenter1', "the data centre that serves this node's requests"),
     keyspace: v('CASSANDRA_KEYSPACE', CqlName, 'openpie', "the keyspace of the service's tables"),
     username: v('CASSANDRA_USERNAME', optional(NonEmpty), undefined, "Cassandra login, with CASSANDRA_PASSWORD"),
-    password: v('CASSANDRA_PASSWORD', optional(NonEmpty), undefined, 'its password, with CASSANDRA_USERNAME'),
+    password: secret(v('CASSANDRA_PASSWORD', optional(NonEmpty), undefined, 'its password, with CASSANDRA_USERNAME')),
     replication: v('CASSANDRA_REPLICATION', Replication, '1', 'replication of a keyspace the service creates'),
   },
   limits: {
@@ -112,6 +117,7 @@ export const VARIABLES = {
     store: {
       kind: v('SESSION_STORE', SessionStoreKind, 'sqlite', 'where MQTT sessions and retained messages live: sqlite or redis'),
       url: v('SESSION_STORE_URL', optional(RedisUrl), undefined, 'the Redis server; required with SESSION_STORE=redis'),
+      password: secret(v('SESSION_STORE_PASSWORD', optional(NonEmpty), undefined, "Redis's password, put into SESSION_STORE_URL when it has none")),
       keyPrefix: v('SESSION_STORE_PREFIX', KeyPrefix, 'openpie:', 'put before every Redis key of the session store'),
     },
     ...sessionLimits,

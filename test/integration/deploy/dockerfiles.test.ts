@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../../src/config/config';
@@ -14,6 +14,7 @@ import { readRepoFile, repoFilesUnder, repoPathExists, ROOT } from './repo-files
 const run = promisify(execFile);
 const service = parseDockerfile(readRepoFile('Dockerfile'));
 const kairosdb = parseDockerfile(readRepoFile('infra/docker/kairosdb.Dockerfile'));
+const secretsInit = parseDockerfile(readRepoFile('infra/docker/secrets-init.Dockerfile'));
 const runtimeOf = (stages: Stage[]): Stage => stages[stages.length - 1];
 
 /** Paths .dockerignore keeps out of the build context (plain names and folders, no patterns: all it uses). */
@@ -46,7 +47,8 @@ describe('Dockerfile (service image)', () => {
     expect(service).to.have.length(2);
     expect(runs).to.match(/python3 make g\+\+/);
     expect(runs).to.match(/npm ci[\s\S]*npm run build[\s\S]*npm prune --omit=dev/);
-    expect(service.map(({ base }) => base)).to.deep.equal(['node:20-bookworm-slim', 'node:20-bookworm-slim']);
+    // Node 22 (LTS; Node 20 reached its end of life), an exact version, the same in both stages for the native addon.
+    expect(service.map(({ base }) => base)).to.deep.equal(['node:22.12.0-bookworm-slim', 'node:22.12.0-bookworm-slim']);
   });
 
   it('runs as an unprivileged user with DATA_DIR on the /data volume', () => {
@@ -79,7 +81,7 @@ describe('Dockerfile (service image)', () => {
   });
 
   it('copies from the build context only paths that exist and that .dockerignore lets through', () => {
-    for (const stages of [service, kairosdb]) {
+    for (const stages of [service, kairosdb, secretsInit]) {
       for (const { from, sources } of stages.flatMap(copies)) {
         if (from !== undefined) continue;
         for (const source of sources) {
@@ -108,9 +110,10 @@ describe('infra/docker/healthcheck.js (the service image\'s health probe)', () =
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const probeExitCode = async (port: number) => {
+  const probeExitCode = async (port: number, extra: Record<string, string> = {}) => {
     try {
-      await run(process.execPath, [probe], { env: { ...process.env, PORT: String(port) }, timeout: 10_000 });
+      const env = { ...process.env, PROXY_PROTOCOL: undefined, PORT: String(port), ...extra };
+      await run(process.execPath, [probe], { env, timeout: 10_000 });
       return 0;
     } catch (err) {
       return (err as { code?: number }).code;
@@ -121,6 +124,31 @@ describe('infra/docker/healthcheck.js (the service image\'s health probe)', () =
     status = 200;
 
     expect(await probeExitCode((server.address() as AddressInfo).port)).to.equal(0);
+  });
+
+  it('with PROXY_PROTOCOL=true, sends a PROXY v2 LOCAL header before its request, as the service then requires', async () => {
+    const received: Buffer[] = [];
+    const raw = createNetServer((socket) => {
+      socket.on('data', (chunk) => {
+        received.push(chunk);
+        // The header is 16 bytes; the request is in once its blank line is.
+        if (Buffer.concat(received).subarray(16).includes('\r\n\r\n')) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (raw.address() as AddressInfo).port;
+
+      const code = await probeExitCode(port, { PROXY_PROTOCOL: 'true' });
+
+      const bytes = Buffer.concat(received);
+      expect(code).to.equal(0);
+      // HAProxy's "The PROXY protocol" 2.2: signature, 0x20 (v2, LOCAL), 0x00 (UNSPEC), length 0.
+      expect(bytes.subarray(0, 16).toString('hex')).to.equal('0d0a0d0a000d0a515549540a20000000');
+      expect(bytes.subarray(16).toString('latin1')).to.match(/^GET \/healthz HTTP\/1\.1\r\n/);
+    } finally {
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    }
   });
 
   it('exits 1 when /healthz answers anything else, or nothing listens', async () => {
@@ -144,10 +172,10 @@ describe('infra/docker/kairosdb.Dockerfile', () => {
     const scriptVersion = /KAIROSDB_VERSION:=([^}]+)\}/.exec(common)?.[1];
     const args = instructions(kairosdb[0], 'ARG').map(({ args: arg }) => arg);
 
-    expect(kairosdb[0].base).to.equal('maven:3-eclipse-temurin-17');
+    expect(kairosdb[0].base).to.equal('maven:3.9.9-eclipse-temurin-17');
     expect(args).to.include(`KAIROSDB_VERSION=${scriptVersion}`);
     expect(copies(kairosdb[0]).flatMap(({ sources }) => sources)).to.deep.equal(['infra/kairosdb/pom.xml']);
-    expect(runtimeOf(kairosdb).base).to.equal('eclipse-temurin:17-jre');
+    expect(runtimeOf(kairosdb).base).to.equal('eclipse-temurin:17.0.13_11-jre');
   });
 
   it('starts the JVM with the same --add-opens, --add-exports and time zone as infra/kairosdb.sh', () => {
@@ -171,7 +199,7 @@ describe('infra/docker shell scripts', () => {
   it('parse as POSIX sh (they run in images without bash)', async () => {
     const scripts = repoFilesUnder('infra/docker').filter((path) => path.endsWith('.sh'));
 
-    expect(scripts).to.have.length.of.at.least(3);
+    expect(scripts).to.have.length.of.at.least(6);
     for (const path of scripts) await run('sh', ['-n', join(ROOT, path)]);
   });
 

@@ -26,7 +26,14 @@ export interface ComposeService {
   image?: string;
   build?: { context: string; dockerfile?: string };
   restart?: string;
+  hostname?: string;
+  entrypoint?: string | string[];
   command?: string | string[];
+  logging?: { driver?: string; options?: Record<string, string> };
+  stop_grace_period?: string;
+  mem_limit?: string;
+  network_mode?: string;
+  networks?: string[] | Record<string, { ipv4_address?: string } | null>;
   environment?: Record<string, string | number | boolean | null> | string[];
   healthcheck?: { test?: string | string[]; disable?: boolean };
   depends_on?: Record<string, { condition: string }> | string[];
@@ -35,8 +42,33 @@ export interface ComposeService {
 }
 
 export interface ComposeFile {
+  name?: string;
   services: Record<string, ComposeService>;
+  networks?: Record<string, { internal?: boolean } | null>;
   volumes?: Record<string, unknown>;
+}
+
+/** The networks a service joins, by name (short or long syntax). */
+export function networksOf(service: ComposeService): string[] {
+  const { networks } = service;
+  if (networks === undefined) return [];
+  return Array.isArray(networks) ? networks : Object.keys(networks);
+}
+
+/** Compose durations (`45s`, `1m30s`, `90s`) in seconds. */
+export function durationSeconds(duration: string): number {
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001 };
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== duration) throw new Error(`not a duration: ${duration}`);
+  return parts.reduce((sum, [, value, unit]) => sum + Number(value) * units[unit], 0);
+}
+
+/** Byte sizes as Compose and the JVM write them (`512m`, `1g`, `2560m`, `768mb`, `1G`) in bytes. */
+export function byteSize(size: string): number {
+  const match = /^(\d+)\s*([kmg]?)b?$/i.exec(size.trim());
+  if (match === null) throw new Error(`not a size: ${size}`);
+  const scale = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[match[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Number(match[1]) * scale;
 }
 
 /** docker-compose.yml as Compose reads it: YAML merge keys (`<<: *node`) resolved, `${...}` left as written. */

@@ -82,4 +82,20 @@ describe('starting and stopping the service process', () => {
     expect(run.output()).to.not.match(/\bat .*\.ts:\d+/);
     expect(existsSync(join(dataDir, 'openpie.db'))).to.equal(false);
   });
+
+  it("refuses the old compose file's placeholder secrets, naming the variables and not the values (issue 21)", async () => {
+    const run = startMain({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      MQTT_PORT: '0',
+      ADMIN_TOKEN: 'change-me-admin-token-0123456789',
+      BACKBONE_URL: 'mqtt://127.0.0.1:1',
+      BACKBONE_PASSWORD: 'change-me-backbone-password',
+    });
+    expect(await run.exited).to.equal(1);
+    expect(run.output()).to.match(/invalid configuration:\n\s+ADMIN_TOKEN: starts with "change-me"/);
+    expect(run.output()).to.contain('BACKBONE_PASSWORD: starts with "change-me"');
+    expect(run.output()).to.not.contain('change-me-admin-token-0123456789');
+    expect(existsSync(join(dataDir, 'openpie.db'))).to.equal(false);
+  });
 });
