@@ -1,9 +1,13 @@
-import { createHmac, KeyObject, createSecretKey, randomBytes } from 'node:crypto';
+import { createHmac, KeyObject, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { CredentialKey, DIGEST_PREFIX, isKeptDigest, keyIdOf, secretMatches, secretDigest } from './credentials';
+import { CredentialKey, DIGEST_PREFIX, isKeptDigest, secretMatches, secretDigest } from './credentials';
 
 /** Bytes of a credential key: 256 random bits, the size of the HMAC-SHA-256 output. */
 const KEY_BYTES = 32;
+/** Bytes of an HMAC-SHA-256. */
+const MAC_BYTES = 32;
+/** What a digest of another key (or a malformed one) is compared with, so that its answer takes the same time. */
+const NO_MAC = Buffer.alloc(MAC_BYTES);
 
 /**
  * Device tokens and secrets are kept as keyed digests (issue 20 §1). They are long random keys, not passwords a person
@@ -17,14 +21,19 @@ export function createCredentialKey(secret: Buffer): CredentialKey {
   if (secret.length < KEY_BYTES) throw new Error(`a credential key has at least ${KEY_BYTES} bytes`);
   const key: KeyObject = createSecretKey(secret);
   const id = createHmac('sha256', key).update('openpie credential key id').digest('base64url').slice(0, 8);
-  const digest = (credential: string) => `${DIGEST_PREFIX}${id}:${createHmac('sha256', key).update(credential).digest('base64url')}`;
+  const mac = (credential: string) => createHmac('sha256', key).update(credential).digest();
+  const prefix = `${DIGEST_PREFIX}${id}:`;
   return {
     id,
-    digest,
+    digest: (credential) => `${prefix}${mac(credential).toString('base64url')}`,
     matches(given, kept) {
       if (!isKeptDigest(kept)) return secretMatches(given, secretDigest(kept));
-      // Another key's digest: compared all the same, so that the answer takes the same time, and never matches.
-      return secretMatches(digest(given), secretDigest(kept)) && keyIdOf(kept) === id;
+      // One HMAC, compared with the kept one in constant time (both 32 bytes). Another key's digest, or a malformed
+      // one, is compared all the same, with NO_MAC, and never matches.
+      const keptMac = kept.startsWith(prefix) ? Buffer.from(kept.slice(prefix.length), 'base64url') : undefined;
+      const usable = keptMac?.length === MAC_BYTES;
+      const same = timingSafeEqual(mac(given), usable ? keptMac : NO_MAC);
+      return same && usable;
     },
   };
 }

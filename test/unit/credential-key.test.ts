@@ -48,6 +48,9 @@ describe('the credential key (issue 20 §1)', () => {
 
     expect(a.id).not.to.equal(b.id);
     expect(a.digest('same-token-value')).not.to.equal(b.digest('same-token-value'));
+    expect(b.matches('same-token-value', a.digest('same-token-value'))).to.equal(false);
+    expect(a.matches('same-token-value', a.digest('same-token-value'))).to.equal(true);
+    expect(a.matches('same-token-value', `${a.digest('same-token-value')}x`), 'a malformed digest').to.equal(false);
   });
 });
 
