@@ -37,6 +37,7 @@ import { createMqttOverWebSocket, MqttOverWebSocket } from '../mqtt/websocket';
 import { acceptProxyProtocol } from '../net/proxy-protocol-listener';
 import { createFailureThrottle } from '../ratelimit/failure-throttle';
 import { createKeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
+import { createSharedRateLimiter } from '../ratelimit/shared-rate-limit';
 import { createOperators } from '../operators/service';
 import { createPushService } from '../push/service';
 import { createShadowNotices } from '../shadows/notices';
@@ -178,6 +179,9 @@ export async function composeService(config: Config, logger: Logger, options: Se
     bus: () => broker.messages,
   });
   presence.observe(automation.runner.statusChanged);
+  // One bucket per device; with a backbone, one budget per device in the whole cluster (ratelimit/shared-rate-limit.ts).
+  const deviceBuckets = createKeyedRateLimiter({ ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst });
+  const rateLimiter = backbone ? createSharedRateLimiter(deviceBuckets, backbone.rateUsage) : deviceBuckets;
   // Failed credential checks by address and target, one node's memory: every door asks it (devices/admission.ts, admin).
   const failures = createFailureThrottle(now);
   // The one way in for devices on every transport: credentials, one rate-limit bucket per device (its REST and CoAP
@@ -186,7 +190,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
     devices,
     credentialKey,
     presence,
-    rateLimiter: createKeyedRateLimiter({ ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst }),
+    rateLimiter,
     quotas: automation.quotas,
     failures,
     metrics,

@@ -6,6 +6,11 @@ export type RateDecision = { readonly allowed: true } | { readonly allowed: fals
 export interface KeyedRateLimiter {
   readonly limits: BucketLimits;
   take(key: string): RateDecision;
+  /**
+   * Takes `tokens` the key spent elsewhere (another node of a cluster, ratelimit/shared-rate-limit.ts), whether or
+   * not the bucket holds them: it may owe up to one burst, which it pays back as it refills.
+   */
+  spend(key: string, tokens: number): void;
   /** Keys with a bucket in memory; idle keys are dropped (see sweep below). */
   size(): number;
 }
@@ -26,7 +31,7 @@ const ALLOWED: RateDecision = { allowed: true };
 export function createKeyedRateLimiter(options: KeyedRateLimiterOptions): KeyedRateLimiter {
   const { ratePerSecond, burst, now = Date.now, sweepEveryMs = 60_000 } = options;
   const limits: BucketLimits = { ratePerSecond, burst };
-  if (ratePerSecond === 0) return { limits, take: () => ALLOWED, size: () => 0 };
+  if (ratePerSecond === 0) return { limits, take: () => ALLOWED, spend: () => undefined, size: () => 0 };
   if (!(ratePerSecond > 0) || !(burst >= 1)) throw new RangeError('ratePerSecond must be >= 0 and burst >= 1');
 
   const buckets = new Map<string, BucketState>();
@@ -48,6 +53,11 @@ export function createKeyedRateLimiter(options: KeyedRateLimiterOptions): KeyedR
       buckets.set(key, result.state);
       if (result.allowed) return ALLOWED;
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(result.retryAfterMs / 1000)) };
+    },
+    spend(key, tokens) {
+      const at = now();
+      const held = tokensAt(buckets.get(key) ?? fullBucket(limits, at), limits, at);
+      buckets.set(key, { tokens: Math.max(-burst, held - tokens), at });
     },
     size: () => buckets.size,
   };

@@ -34,6 +34,7 @@ describe('MQTT backbone topics', () => {
     expect(parseBackboneTopic('openpie/v1/bye/n1')).to.deep.equal({ kind: 'bye', node: 'n1' });
     expect(parseBackboneTopic('openpie/v1/kick/d1')).to.deep.equal({ kind: 'kick', deviceid: 'd1' });
     expect(parseBackboneTopic('openpie/v1/changed/n1')).to.deep.equal({ kind: 'changed', node: 'n1' });
+    expect(parseBackboneTopic('openpie/v1/rate/n1')).to.deep.equal({ kind: 'rate', node: 'n1' });
   });
 
   it('ignores topics outside its layout', () => {

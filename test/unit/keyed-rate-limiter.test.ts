@@ -17,6 +17,18 @@ describe('per-key rate limiter', () => {
     expect(limiter.take('quiet').allowed).to.equal(true);
   });
 
+  it('takes tokens a key spent on another node, owing at most one burst, which refills as any bucket does', () => {
+    const { clock, limiter } = limiterAt({ ratePerSecond: 1, burst: 2 });
+
+    limiter.spend('k', 10);
+
+    expect(limiter.take('k').allowed, 'owes 2 after a spend of 10 from a full bucket of 2').to.equal(false);
+    clock.now += 2_999;
+    expect(limiter.take('k').allowed).to.equal(false);
+    clock.now += 1;
+    expect(limiter.take('k').allowed, 'back to one token after 3 s: 2 owed, then 1').to.equal(true);
+  });
+
   it('tells a refused key to retry after whole seconds, at least 1', () => {
     const { limiter } = limiterAt({ ratePerSecond: 0.25, burst: 1 });
     limiter.take('k');

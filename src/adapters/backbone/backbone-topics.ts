@@ -32,7 +32,7 @@ const MESSAGES = `${BACKBONE_ROOT}/msg/`;
 
 export type BackboneTopic =
   | { kind: 'message'; internalTopic: string }
-  | { kind: 'presence' | 'hello' | 'bye' | 'changed' | 'flush'; node: string }
+  | { kind: 'presence' | 'hello' | 'bye' | 'changed' | 'flush' | 'rate'; node: string }
   | { kind: 'kick'; deviceid: string };
 
 /**
@@ -60,6 +60,7 @@ export const byeTopic = (node: string) => `${BACKBONE_ROOT}/bye/${node}`;
 export const kickTopic = (deviceid: string) => `${BACKBONE_ROOT}/kick/${deviceid}`;
 export const changedTopic = (node: string) => `${BACKBONE_ROOT}/changed/${node}`;
 export const flushTopic = (node: string) => `${BACKBONE_ROOT}/flush/${node}`;
+export const rateTopic = (node: string) => `${BACKBONE_ROOT}/rate/${node}`;
 
 /** The backbone's shared subscription for a device share of `name` on the internal filter `filter` (a group's `@msg`). */
 export function shareFilter(name: string, filter: string): string | undefined {
@@ -82,6 +83,7 @@ export function parseBackboneTopic(topic: string): BackboneTopic | undefined {
     case 'bye':
     case 'changed':
     case 'flush':
+    case 'rate':
       return { kind, node: id };
     case 'kick':
       return { kind, deviceid: id };

@@ -13,6 +13,7 @@ import {
   BACKBONE_FILTER,
   byeTopic,
   changedTopic,
+  rateTopic,
   helloTopic,
   kickTopic,
   messageTopic,
@@ -20,6 +21,7 @@ import {
   presenceTopic,
 } from './backbone-topics';
 import { MessageRelay, RelayedMessage, ShareDistribution } from '../../messaging/port';
+import { RateUsage, RateUsageExchange } from '../../ratelimit/shared-rate-limit';
 import { backboneClientOptions } from './backbone-client';
 import { createConfirmedPublisher } from './mqtt-confirmed-publish';
 import { createMqttShareDistribution } from './mqtt-share-distribution';
@@ -82,6 +84,8 @@ export interface MqttBackbone {
   join(local: LocalBroker): { sessions: SessionControl };
   /** Change notices of shared state (src/cluster/port.ts), to and from the other nodes. */
   readonly changes: ChangeFeed;
+  /** What each node's devices took of their rate limit, so a device has one budget in the cluster (ratelimit/). */
+  readonly rateUsage: RateUsageExchange;
   /** Ready once connected and subscribed (both connections). */
   readonly readiness: ReadinessCheck;
   /** Tells the others this node leaves, ends its backbone session; idempotent. */
@@ -141,6 +145,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
   let lastProblem: string | undefined;
   const changeListeners: ((notice: ChangeNotice | 'all') => void)[] = [];
   const changed = (notice: ChangeNotice | 'all') => changeListeners.forEach((listener) => listener(notice));
+  const rateListeners: ((usage: RateUsage) => void)[] = [];
 
   /** Puts a message accepted on this node on the backbone; `confirm`: wait for the PUBACK (see MessageRelay). */
   async function send(message: RelayedMessage, confirm: boolean): Promise<void> {
@@ -163,6 +168,9 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
   const publishControl = (topic: string, body: object | undefined) => {
     if (!closing) client.publish(topic, body === undefined ? Buffer.alloc(0) : JSON.stringify(body), { qos: 1 });
   };
+
+  /** A rate report: tokens by device id, each a positive count. */
+  const RateUsageCodec = t.record(t.string, t.number);
 
   function decodeJson<A>(codec: t.Decoder<unknown, A>, payload: Buffer): A | undefined {
     try {
@@ -213,6 +221,12 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
       }
       case 'flush':
         return;
+      case 'rate': {
+        if (parsed.node === nodeId) return;
+        const usage = decodeJson(RateUsageCodec, payload);
+        if (!usage) return log.warn({ node: parsed.node }, 'malformed rate usage ignored');
+        return rateListeners.forEach((listener) => listener(usage));
+      }
       case 'changed': {
         if (parsed.node === nodeId) return;
         const notice = decodeJson(ChangeNoticeCodec, payload);
@@ -298,6 +312,14 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
     changes: {
       announce: (notice) => publishControl(changedTopic(nodeId), notice),
       listen: (listener) => void changeListeners.push(listener),
+    },
+
+    // QoS 0: a report lost while the backbone is cut off only lets the devices of that moment take a little more.
+    rateUsage: {
+      report: (usage) => {
+        if (!closing && usable()) client.publish(rateTopic(nodeId), JSON.stringify(usage), { qos: 0 });
+      },
+      listen: (listener) => void rateListeners.push(listener),
     },
 
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { coapAs, expectCoapError } from '../../helpers/coap';
+import { backboneEnvOrSkip, Cluster, startCluster } from '../../helpers/cluster';
 import { aDevice, aGroup } from '../../helpers/devices';
 import { collect, connectDevice, endAll, nextMessage, sleep } from '../../helpers/mqtt';
 import { closeOf } from '../../helpers/mqtt-expect';
@@ -192,5 +193,37 @@ describe('one per-device rate limit over REST, CoAP and MQTT (issue 19: one way 
     } finally {
       await endAll(tx, rx);
     }
+  });
+});
+
+describe('one per-device rate limit across three nodes (issue 21 §3: the nodes tell each other what each device took)', function () {
+  this.timeout(60_000);
+  const RATE = 2;
+  const BURST = 4;
+  let cluster: Cluster | undefined;
+  before(async function () {
+    cluster = await startCluster(3, { ...backboneEnvOrSkip(this), RATE_LIMIT_RPS: String(RATE), RATE_LIMIT_BURST: String(BURST) });
+  });
+  after(() => cluster?.stop());
+
+  it('a device calling the three nodes in turn gets one budget, not three, give or take one report interval', async () => {
+    const nodes = cluster!.nodes;
+    const device = await aDevice(nodes[0]);
+    const started = Date.now();
+    let allowed = 0;
+    let refused = 0;
+    for (let i = 0; i < 24; i++) {
+      const res = await asDevice(nodes[i % 3], device)('GET', '/v2/device/status');
+      if (res.status === 200) allowed++;
+      else if (res.status === 429) refused++;
+      await sleep(50);
+    }
+    const seconds = (Date.now() - started) / 1000;
+
+    // One budget: the burst plus what refilled. Three budgets would let about three times that through. The overshoot
+    // allowed is what the other nodes take within one report (RATE_REPORT_MS, 100 ms): at most two calls here.
+    expect(allowed + refused).to.equal(24);
+    expect(allowed).to.be.at.least(BURST);
+    expect(allowed).to.be.at.most(BURST + Math.ceil(RATE * seconds) + 2);
   });
 });
