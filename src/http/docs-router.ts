@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { AppError } from '../core/errors';
 import { openApiDocument } from './openapi/document';
 import { setPageHeaders } from './page-headers';
-import { TRIAL_CSP, TRIAL_INIT_SCRIPT, TRIAL_PAGE } from './trial-page';
+import { TRIAL_INIT_SCRIPT, TRIAL_PAGE } from './trial-page';
 
 /**
  * The explorer's files, served from the installed swagger-ui-dist package (no CDN: the service must work offline).
@@ -36,7 +36,7 @@ export function docsRouter(): Router {
 
   // Also answers /trial/ (the router ignores one trailing slash); the page uses absolute URLs, so both work.
   router.get('/trial', (ctx) => {
-    setPageHeaders(ctx, TRIAL_CSP);
+    setPageHeaders(ctx);
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = TRIAL_PAGE;
@@ -44,7 +44,7 @@ export function docsRouter(): Router {
 
   router.get('/trial/:file', (ctx) => {
     const file = ctx.params.file;
-    setPageHeaders(ctx, TRIAL_CSP);
+    setPageHeaders(ctx);
     if (file === 'trial.js') {
       ctx.set('Cache-Control', 'no-cache');
       ctx.type = 'text/javascript; charset=utf-8';

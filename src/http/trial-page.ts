@@ -1,6 +1,6 @@
 /**
  * The trial explorer: Swagger UI (swagger-ui-dist) over /openapi.json. Everything is served by the service itself,
- * with absolute URLs so /trial and /trial/ both work; no inline script, so it runs under TRIAL_CSP.
+ * with absolute URLs so /trial and /trial/ both work; no inline script, so it runs under the pages' CSP (page-headers.ts).
  */
 export const TRIAL_PAGE = `<!doctype html>
 <html lang="en">
@@ -21,21 +21,6 @@ export const TRIAL_PAGE = `<!doctype html>
 </html>
 `;
 
-/**
- * Everything from this origin, nothing inline, no framing (issue 20 §6): a credential pasted here (a device's, a
- * user token, the admin token) is worth a clickjacking or an injected script. Swagger UI sets styles through the
- * DOM, which `style-src 'self'` allows; its icons are `data:` SVGs; the calls it tries go to this origin only.
- */
-export const TRIAL_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /**
  * Swagger UI's options (swagger-ui docs, "Configuration"): try-it-out open on every call, and no online validator

@@ -1,6 +1,7 @@
 import { MqttClient, IClientOptions } from 'mqtt';
 import { request } from 'node:http';
-import { createConnection } from 'node:net';
+import { createConnection, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /**
  * Clients that connect from another loopback address (127.0.0.2, ...: the whole of 127/8 is loopback on Linux), so
@@ -13,13 +14,16 @@ export interface PlainResponse {
   body: any;
 }
 
-/** One HTTP request from `localAddress`; the body is sent as JSON when it is an object. */
-export function httpFrom(localAddress: string, baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<PlainResponse> {
+/** How a test request reaches the service: from another loopback address, or over a connection the test opens. */
+export type Route = { localAddress: string } | { createConnection: () => Socket };
+
+/** One HTTP request over `route`; the body is sent as JSON when it is not a string. */
+export function plainHttp(route: Route, baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<PlainResponse> {
   const url = new URL(path, baseUrl);
   const data = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, localAddress, headers: { ...(data ? { 'content-type': 'application/json' } : {}), ...headers } },
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, ...route, headers: { ...(data ? { 'content-type': 'application/json' } : {}), ...headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -40,18 +44,28 @@ export function httpFrom(localAddress: string, baseUrl: string, method: string, 
   });
 }
 
+/** One HTTP request from `localAddress`. */
+export const httpFrom = (localAddress: string, baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+  plainHttp({ localAddress }, baseUrl, method, path, headers, body);
+
 /**
- * An MQTT CONNECT from `localAddress`: resolves with the connected client, or rejects with the refusal (its `code`
- * is the CONNACK return or reason code).
+ * An MQTT CONNECT over `stream`: resolves with the connected client, or rejects with the refusal (its `code` is the
+ * CONNACK return or reason code, `closed` when the connection closed first).
  */
-export function mqttFrom(localAddress: string, mqttUrl: string, options: IClientOptions): Promise<MqttClient> {
-  const { hostname, port } = new URL(mqttUrl);
+export function mqttOver(stream: () => Duplex, options: IClientOptions): Promise<MqttClient> {
   return new Promise((resolve, reject) => {
-    const client = new MqttClient(() => createConnection({ host: hostname, port: Number(port), localAddress }), { reconnectPeriod: 0, ...options });
+    const client = new MqttClient(stream, { reconnectPeriod: 0, ...options });
     client.once('connect', () => resolve(client));
     client.once('error', (err) => {
       client.end(true);
       reject(err);
     });
+    client.once('close', () => reject(Object.assign(new Error('connection closed'), { code: 'closed' })));
   });
+}
+
+/** An MQTT CONNECT from `localAddress`. */
+export function mqttFrom(localAddress: string, mqttUrl: string, options: IClientOptions): Promise<MqttClient> {
+  const { hostname, port } = new URL(mqttUrl);
+  return mqttOver(() => createConnection({ host: hostname, port: Number(port), localAddress }), options);
 }

@@ -25,12 +25,14 @@ const CONNACK = 2;
 const SUBACK = 9;
 const PINGRESP = 13;
 
-const utf8 = (s: string) => {
-  const bytes = Buffer.from(s, 'utf8');
+/** An MQTT UTF-8 string (or binary data): two bytes of length, then the bytes [MQTT-1.5.3]. */
+export const utf8 = (s: string | Buffer) => {
+  const bytes = Buffer.from(s);
   return Buffer.concat([Buffer.from([bytes.length >> 8, bytes.length & 0xff]), bytes]);
 };
 
-function remainingLength(n: number): Buffer {
+/** The Remaining Length field of a fixed header, 1 to 4 bytes [MQTT-2.2.3]. */
+export function remainingLength(n: number): Buffer {
   const out: number[] = [];
   do {
     let byte = n % 128;
@@ -41,7 +43,8 @@ function remainingLength(n: number): Buffer {
   return Buffer.from(out);
 }
 
-const frame = (firstByte: number, body: Buffer) => Buffer.concat([Buffer.from([firstByte]), remainingLength(body.length), body]);
+/** A whole packet: its first byte, the Remaining Length, then `body`. */
+export const frame = (firstByte: number, body: Buffer) => Buffer.concat([Buffer.from([firstByte]), remainingLength(body.length), body]);
 
 /** Splits complete packets off the front of `buf`. */
 function parsePackets(buf: Buffer): { packets: Packet[]; rest: Buffer } {

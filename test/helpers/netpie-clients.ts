@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import type { IPublishPacket } from 'mqtt-packet';
 import { WireSession, wireSession } from './mqtt-wire';
+import { frame, remainingLength, utf8 } from './mqtt-raw';
 
 /**
  * Byte-level fixtures for the suites of test/integration/clients: requests and MQTT packets written the way the
@@ -95,24 +96,6 @@ export function rawHttp(baseUrl: string, req: RawHttpRequest, ms = 5000): Promis
   });
 }
 
-const mqttString = (s: string | Buffer) => {
-  const bytes = Buffer.from(s);
-  return Buffer.concat([Buffer.from([bytes.length >> 8, bytes.length & 0xff]), bytes]);
-};
-
-function remainingLength(n: number): Buffer {
-  const out: number[] = [];
-  do {
-    let byte = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) byte |= 0x80;
-    out.push(byte);
-  } while (n > 0);
-  return Buffer.from(out);
-}
-
-const frame = (firstByte: number, body: Buffer) => Buffer.concat([Buffer.from([firstByte]), remainingLength(body.length), body]);
-
 export interface ClassicConnect {
   clientId: string;
   /** Absent: neither user name nor password flag (no library here does that, but a wrong-credentials case may). */
@@ -131,18 +114,18 @@ export interface ClassicConnect {
 export function classicConnect(c: ClassicConnect): Buffer {
   let flags = c.clean ? 0x02 : 0;
   if (c.username !== undefined) flags |= 0xc0;
-  const variableHeader = Buffer.concat([mqttString('MQTT'), Buffer.from([0x04, flags, c.keepalive >> 8, c.keepalive & 0xff])]);
-  const payload = [mqttString(c.clientId)];
-  if (c.username !== undefined) payload.push(mqttString(c.username), mqttString(c.password ?? ''));
+  const variableHeader = Buffer.concat([utf8('MQTT'), Buffer.from([0x04, flags, c.keepalive >> 8, c.keepalive & 0xff])]);
+  const payload = [utf8(c.clientId)];
+  if (c.username !== undefined) payload.push(utf8(c.username), utf8(c.password ?? ''));
   return frame(0x10, Buffer.concat([variableHeader, ...payload]));
 }
 
 /** A QoS 0 PUBLISH without retain: what every library here sends for its publishes. */
-export const qos0Publish = (topic: string, payload: string | Buffer) => frame(0x30, Buffer.concat([mqttString(topic), Buffer.from(payload)]));
+export const qos0Publish = (topic: string, payload: string | Buffer) => frame(0x30, Buffer.concat([utf8(topic), Buffer.from(payload)]));
 
 /** A SUBSCRIBE of one filter, as umqtt.simple and PubSubClient send one per call. */
 export const singleSubscribe = (packetId: number, filter: string, qos = 0) =>
-  frame(0x82, Buffer.concat([Buffer.from([packetId >> 8, packetId & 0xff]), mqttString(filter), Buffer.from([qos])]));
+  frame(0x82, Buffer.concat([Buffer.from([packetId >> 8, packetId & 0xff]), utf8(filter), Buffer.from([qos])]));
 
 export const PINGREQ = Buffer.from([0xc0, 0x00]);
 

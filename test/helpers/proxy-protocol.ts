@@ -1,8 +1,7 @@
 import { IClientOptions, MqttClient } from 'mqtt';
-import { request } from 'node:http';
 import { createConnection, isIPv4, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { PlainResponse } from './from-address';
+import { mqttOver, PlainResponse, plainHttp } from './from-address';
 
 /**
  * What a balancer sends before a relayed connection's bytes (HAProxy's "The PROXY protocol"), for tests that play the
@@ -48,52 +47,13 @@ export function tlsConnectWithHeader(port: number, header: Buffer, ca: string): 
 
 /** One HTTP request on a connection that starts with `header`; the body goes as JSON. */
 export function httpWithHeader(header: Buffer, baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<PlainResponse> {
-  const url = new URL(path, baseUrl);
-  const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method,
-        createConnection: () => connectWithHeader(Number(url.port), header),
-        headers: { ...(data ? { 'content-type': 'application/json' } : {}), ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            // not JSON: keep the text
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
+  return plainHttp({ createConnection: () => connectWithHeader(Number(new URL(baseUrl).port), header) }, baseUrl, method, path, headers, body);
 }
 
 /** An MQTT CONNECT on a connection that starts with `header`: the connected client, or the refusal (`code`). */
-export function mqttWithHeader(header: Buffer, port: number, options: IClientOptions, open: (port: number, header: Buffer) => Socket | Promise<Socket> = connectWithHeader): Promise<MqttClient> {
-  return Promise.resolve(open(port, header)).then(
-    (socket) =>
-      new Promise((resolve, reject) => {
-        const client = new MqttClient(() => socket, { reconnectPeriod: 0, ...options });
-        client.once('connect', () => resolve(client));
-        client.once('error', (err) => {
-          client.end(true);
-          reject(err);
-        });
-        client.once('close', () => reject(Object.assign(new Error('connection closed'), { code: 'closed' })));
-      }),
-  );
+export async function mqttWithHeader(header: Buffer, port: number, options: IClientOptions, open: (port: number, header: Buffer) => Socket | Promise<Socket> = connectWithHeader): Promise<MqttClient> {
+  const socket = await open(port, header);
+  return mqttOver(() => socket, options);
 }
 
 /** Resolves with what the server sent before it closed `socket` (or after `ms`, with `timedOut`). */
