@@ -26,7 +26,10 @@ export interface MessagePipeline {
    * AppError (RETAINED_LIMIT, BACKEND_UNAVAILABLE) when refused: then no connection got it and no queue keeps it.
    */
   accept(message: AcceptedMessage): Promise<void>;
-  /** A message another node accepted, as the backbone brings it. */
+  /**
+   * A message another node accepted, as the backbone brings it. Resolves once it is kept here (each node its own
+   * sessions) or delivered (one shared session store); the delivery follows in order.
+   */
   deliverRelayed(message: RelayedMessage): Promise<void>;
 }
 
@@ -123,10 +126,11 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
   }
 
   /**
-   * Runs `prepare` in the preparing chain and the delivery in the delivering chain, each in call order; resolves once
-   * aedes has delivered the message here.
+   * Runs `prepare` in the preparing chain and the delivery in the delivering chain, each in call order. `kept`
+   * settles once the message is prepared (stamped, kept retained, queued), `delivered` once aedes has delivered it
+   * here.
    */
-  function inOrder(prepare: () => Promise<Prepared>): Promise<void> {
+  function inOrder(prepare: () => Promise<Prepared>): { kept: Promise<void>; delivered: Promise<void> } {
     const prepared = preparing.then(prepare);
     preparing = prepared.catch(() => undefined);
     const handedOver = delivering.then(async () => {
@@ -142,7 +146,7 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
     });
     // The next delivery goes once this one is emitted (or failed); this caller waits for aedes' callback.
     delivering = handedOver.then(({ emitted }) => emitted).catch(() => undefined);
-    return handedOver.then(({ done }) => done);
+    return { kept: prepared.then(() => undefined), delivered: handedOver.then(({ done }) => done) };
   }
 
   return {
@@ -156,7 +160,7 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
           : Promise.resolve();
         relayed.catch(() => undefined);
         return { packet, queuedFor, relayed };
-      }),
+      }).delivered,
 
     deliverRelayed({ id, ...message }) {
       if (sharedStore) {
@@ -165,11 +169,17 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
         const stamped = id ? { brokerId: id.broker, brokerCounter: id.counter } : stamp(message);
         return deliverHere({ cmd: 'publish', ...message, dup: false, ...stamped }).done;
       }
-      // Each node keeps its own sessions: the message is taken in here as if accepted, without going back out.
-      return inOrder(async () => {
+      // Each node keeps its own sessions: the message is taken in here as if accepted, without going back out. The
+      // backbone hears it is done once it is kept here (queued for persistent sessions), not once it is delivered: a
+      // delivery may wait behind this node's own messages, which wait for the backbone's acknowledgements, which the
+      // backbone connection reads only after this (mqtt.js reads its messages one at a time): waiting would be a
+      // deadlock until the acknowledgement timeout. The delivery still follows, in order.
+      const { kept, delivered } = inOrder(async () => {
         const packet = stamp(message);
         return { packet, queuedFor: await keep(packet, false), relayed: Promise.resolve() };
       });
+      delivered.catch(() => undefined);
+      return kept;
     },
   };
 }
