@@ -93,7 +93,16 @@ export async function startServer(config: Config, logger: Logger, options: Servi
       throw err.code === 'EADDRINUSE' ? new PortInUseError(`CoAP (COAP_PORT) port ${config.coapPort} on ${config.coapHost} is already in use`) : err;
     });
     logger.info({ httpPort, mqttPort, coapPort, mqttWsPort, mqttsPort, httpsPort, dataDir: config.dataDir }, 'openpie listening');
-    await service.started({ httpPort, mqttPort });
+    const listeners = [
+      { name: 'HTTP', port: httpPort },
+      { name: 'MQTT over WebSocket (/mqtt)', port: httpPort },
+      { name: 'MQTT', port: mqttPort },
+      ...(mqttsPort === undefined ? [] : [{ name: 'MQTT over TLS', port: mqttsPort }]),
+      ...(httpsPort === undefined ? [] : [{ name: 'HTTPS (and WSS on /mqtt)', port: httpsPort }]),
+      ...(mqttWsPort === undefined ? [] : [{ name: 'MQTT over WebSocket (MQTT_WS_PORT)', port: mqttWsPort }]),
+      { name: 'CoAP (UDP)', port: coapPort },
+    ];
+    await service.started({ httpPort, mqttPort, listeners });
     return { httpPort, mqttPort, coapPort, mqttWsPort, mqttsPort, httpsPort, adminToken: service.adminToken, app: service.app, close };
   } catch (err) {
     await close();

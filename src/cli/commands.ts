@@ -44,6 +44,12 @@ export const USAGE = `usage: openpie <command> [options]
   operators show|delete <name>
   operators rotate-key <name>         (a new key, printed this once; the old one is refused at once)
   audit list [--since MS|ISO-TIME] [--limit N] [--actor NAME|bootstrap]
+  applications create --project P [--name N] [--groups G1,G2]
+                 (every group of the project when --groups is left out; the secret is printed this once)
+  applications list [--project P]
+  applications show|revoke <key>
+  applications update <key> [--name N] [--groups G1,G2] [--enabled true|false]   (--groups '': every group)
+  applications rotate <key>           (a new secret, printed this once; the old one is refused at once)
   quotas show --project P [--month YYYY-MM]
   quotas set --project P [--shadow-ops N] [--expression-runs N] [--trigger-runs N] [--messages N] [--api-calls N]
              (replaces every limit: one left out, or "unlimited", has none)
@@ -82,6 +88,8 @@ const OPTIONS = {
   projects: { type: 'string' },
   since: { type: 'string' },
   actor: { type: 'string' },
+  name: { type: 'string' },
+  groups: { type: 'string' },
 } as const;
 
 /** The quotas of `quotas set`, by option. */
@@ -145,6 +153,9 @@ function jsonBody(values: { json?: string; file?: string }, io: CliIo): Record<s
 }
 
 const enc = encodeURIComponent;
+
+/** `--projects p1,p2` or `--groups g1,g2` as a list; `''` is the empty list. */
+const listOf = (value: string | undefined) => value?.split(',').map((p) => p.trim()).filter((p) => p !== '');
 
 /** An import file as it is: CSV (`.csv` or `--format csv`) or JSON (`{"devices":[…]}`), checked by the service. */
 function importFile(values: { file?: string; format?: string }, io: CliIo): { contentType: string; text: string } {
@@ -273,7 +284,7 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       if (verb === 'show') return { method: 'GET', path };
       if (verb === 'delete') return { method: 'DELETE', path };
       if (verb === 'rotate-key') return { method: 'POST', path: `${path}/key` };
-      const projects = v.projects === undefined ? undefined : v.projects.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      const projects = listOf(v.projects);
       return { method: 'POST', path: '/v2/admin/operators', body: defined({ name: id, role: required('role', v.role), projects }) };
     }
     case 'operators list':
@@ -282,6 +293,21 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       const limit = v.limit === undefined ? undefined : String(integer('limit', v.limit));
       const query = new URLSearchParams(defined({ since: v.since, limit, actor: v.actor }) as Record<string, string>);
       return { method: 'GET', path: `/v2/admin/audit${query.size > 0 ? `?${query}` : ''}` };
+    }
+    case 'applications create':
+      return { method: 'POST', path: '/v2/admin/applications', body: defined({ projectid: required('project', v.project), name: v.name, groups: listOf(v.groups) }) };
+    case 'applications list':
+      return { method: 'GET', path: `/v2/admin/applications${v.project === undefined ? '' : `?projectid=${enc(v.project)}`}` };
+    case 'applications show':
+    case 'applications update':
+    case 'applications rotate':
+    case 'applications revoke': {
+      if (id === undefined || rest.length > 0) throw new UsageError(`${noun} ${verb} takes exactly one <key>`);
+      const path = `/v2/admin/applications/${enc(id)}`;
+      if (verb === 'show') return { method: 'GET', path };
+      if (verb === 'revoke') return { method: 'DELETE', path };
+      if (verb === 'rotate') return { method: 'POST', path: `${path}/secret` };
+      return { method: 'PATCH', path, body: defined({ name: v.name, groups: listOf(v.groups), enabled: bool('enabled', v.enabled) }) };
     }
     case 'quotas show': {
       const query = v.month === undefined ? '' : `?month=${enc(v.month)}`;

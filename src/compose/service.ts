@@ -9,6 +9,7 @@ import { version as VERSION } from '../../package.json';
 import { createMqttBackbone } from '../adapters/backbone/mqtt-backbone';
 import { openSqliteDatabase } from '../adapters/sqlite/sqlite-database';
 import { sqliteReadinessCheck } from '../adapters/sqlite/sqlite-readiness';
+import { Applications, createApplications } from '../applications/service';
 import { registerNode } from '../cluster/node-registration';
 import { silentChangeFeed } from '../cluster/port';
 import { SHARED_STATE_MAX_AGE_MS } from '../cluster/read-cache';
@@ -20,6 +21,7 @@ import { DemoMode, loopbackMqttUrl, reachableBaseUrl, startDemo } from '../demo/
 import { loadCredentialKey } from '../devices/credential-key';
 import { createDeviceCache } from '../devices/device-cache';
 import { createAdmission } from '../devices/admission';
+import { createStatusNotices } from '../devices/status-notices';
 import { createPresence } from '../devices/presence';
 import { createRegistry } from '../devices/service';
 import { ReadinessCheck } from '../health/port';
@@ -87,8 +89,10 @@ export interface ComposedService {
   broker: AedesBroker;
   mqttWs: MqttOverWebSocket;
   listeners: Listeners;
-  /** Once every listener is bound: queued points go on, and demo mode starts. */
-  started(ports: { httpPort: number; mqttPort: number }): Promise<void>;
+  /** Application keys (issue 22): the Flow Channel's log-in checks `applications.check(key, secret)`. */
+  applications: Applications;
+  /** Once every listener is bound: queued points go on, and demo mode starts. `listeners` names every bound port (GET /). */
+  started(ports: { httpPort: number; mqttPort: number; listeners?: readonly { name: string; port: number }[] }): Promise<void>;
   /** First step of shutdown: the demo stops and no more triggers fire (closing sessions would look like every device going offline). */
   quiesce(): Promise<void>;
   /** After the requests in flight, which may still publish through it. */
@@ -179,6 +183,9 @@ export async function composeService(config: Config, logger: Logger, options: Se
     bus: () => broker.messages,
   });
   presence.observe(automation.runner.statusChanged);
+  // `@device/status/changed` for applications watching a device (mqtt/flow-channel/); the broker is built below.
+  const statusNotices = createStatusNotices({ devices, presence, bus: () => broker.messages, logger });
+  presence.observe(statusNotices.observer);
   // One bucket per device; with a backbone, one budget per device in the whole cluster (ratelimit/shared-rate-limit.ts).
   const deviceBuckets = createKeyedRateLimiter({ ratePerSecond: config.rateLimitRps, burst: config.rateLimitBurst });
   const rateLimiter = backbone ? createSharedRateLimiter(deviceBuckets, backbone.rateUsage) : deviceBuckets;
@@ -196,6 +203,8 @@ export async function composeService(config: Config, logger: Logger, options: Se
     metrics,
     logger,
     now,
+    // Application keys, made below: asked only when an application logs in.
+    applications: { check: (key, secret) => applications.check(key, secret) },
   });
   const shadowService = createShadowService({
     devices,
@@ -210,6 +219,14 @@ export async function composeService(config: Config, logger: Logger, options: Se
   });
   // `@push` and `PUT /push`: DEVICE.PUSH events for the device's triggers.
   const push = createPushService({ onPush: automation.runner.pushed });
+  // Application keys (issue 22): a change that takes a right away ends the key's connections on every node, through
+  // `cluster`, made below once the broker exists (asked only when a key changes, after the service is built).
+  const applications = createApplications({
+    store: countBackendErrors(store.name, store.applications, metrics),
+    credentialKey,
+    sessions: { disconnect: (key, reason) => cluster.sessions.disconnectDevice(key, reason) },
+    now,
+  });
   // SESSION_STORE: MQTT sessions and retained messages in SQLite (DATA_DIR) or Redis (shared by the cluster).
   const sessionBackend = openSessionBackend(config);
   const broker = await createAedesBroker({
@@ -265,12 +282,14 @@ export async function composeService(config: Config, logger: Logger, options: Se
   });
   // Known once the MQTT listener is bound (MQTT_PORT=0 picks a port); the console shows it beside new credentials.
   let boundMqttPort = config.mqttPort;
+  let boundListeners: readonly { name: string; port: number }[] = [];
   const app = createApp({
     logger,
     adminToken: admin.token,
     // Operator accounts: their keys are digested like device credentials, with the same service key.
     operators: createOperators({ store: countBackendErrors(store.name, store.operators, metrics), credentialKey, now }),
     audit: countBackendErrors(store.name, store.audit, metrics),
+    applications,
     now,
     failures,
     devices,
@@ -290,6 +309,8 @@ export async function composeService(config: Config, logger: Logger, options: Se
     metricsToken: config.metricsToken,
     corsOrigins: config.corsOrigins,
     mqttPort: () => boundMqttPort,
+    // What the front door (GET /) says runs here; nothing secret: no host, URL or credential.
+    serviceFacts: () => ({ nodeId: config.nodeId, store: store.name, timeseries: config.timeseries.kind, listeners: boundListeners }),
     admission,
     limits: config.limits,
     readiness: [
@@ -338,8 +359,10 @@ export async function composeService(config: Config, logger: Logger, options: Se
     broker,
     mqttWs,
     listeners,
-    async started({ httpPort, mqttPort }) {
+    applications,
+    async started({ httpPort, mqttPort, listeners }) {
       boundMqttPort = mqttPort;
+      boundListeners = listeners ?? [{ name: 'HTTP', port: httpPort }, { name: 'MQTT', port: mqttPort }];
       // Points queued before a stop or crash go on to the time-series store now.
       void relay.flush();
       // With a backbone, the wills of this node's earlier runs go out once it is connected (a will at QoS 1 needs it).
@@ -358,6 +381,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
       });
     },
     async quiesce() {
+      statusNotices.stop();
       await demo?.stop();
       triggersStopped = automation.runner.close();
     },

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { createCassandraApplicationStore } from '../adapters/cassandra/cassandra-application-store';
 import { connectCassandra } from '../adapters/cassandra/cassandra-client';
 import { createCassandraAuditLog } from '../adapters/cassandra/cassandra-audit-log';
 import { createCassandraDeliveryLog } from '../adapters/cassandra/cassandra-delivery-log';
@@ -14,6 +15,7 @@ import { createCassandraShadowStore } from '../adapters/cassandra/cassandra-shad
 import { createCassandraSigningKeyStore } from '../adapters/cassandra/cassandra-signing-key-store';
 import { createCassandraTriggerStore } from '../adapters/cassandra/cassandra-trigger-store';
 import { createFileSigningKeyStore } from '../adapters/files/file-signing-key-store';
+import { createSqliteApplicationStore } from '../adapters/sqlite/sqlite-application-store';
 import { checkSqliteCredentialKey, createSqliteCredentialMigration } from '../adapters/sqlite/sqlite-credential-migration';
 import { createSqliteAuditLog } from '../adapters/sqlite/sqlite-audit-log';
 import { createSqliteDeviceStore } from '../adapters/sqlite/sqlite-device-store';
@@ -23,6 +25,7 @@ import { createSqliteRevokedTokens } from '../adapters/sqlite/sqlite-revoked-tok
 import { createSqliteSchemaStore } from '../adapters/sqlite/sqlite-schema-store';
 import { createSqliteShadowStore } from '../adapters/sqlite/sqlite-shadow-store';
 import { createSqliteTriggerStore } from '../adapters/sqlite/sqlite-trigger-store';
+import { ApplicationStore } from '../applications/port';
 import { NodeRegistry } from '../cluster/port';
 import { StoreSettings } from '../config/store-config';
 import { CredentialKey } from '../devices/credential-key';
@@ -63,6 +66,8 @@ export interface StoreBackend {
   /** Operator accounts and the audit log of admin changes (issue 20 §5), shared by the nodes like the registry. */
   readonly operators: OperatorStore;
   readonly audit: AuditLog;
+  /** Application keys (issue 22), shared by the nodes like the registry: every node admits a key made on any. */
+  readonly applications: ApplicationStore;
   /** Where nodes register, when the store is shared by several (one running node per NODE_ID). */
   readonly nodes?: NodeRegistry;
   /** Checks of its own beyond the SQLite database's, which the service opens in any case. */
@@ -101,6 +106,7 @@ export async function openStoreBackend(settings: StoreSettings, db: Database, op
       shadows,
       operators: createSqliteOperatorStore(db),
       audit: createSqliteAuditLog(db, { retentionDays: options.auditRetentionDays }),
+      applications: createSqliteApplicationStore(db),
       automation: {
         schemas: createSqliteSchemaStore(db),
         triggers,
@@ -127,6 +133,7 @@ export async function openStoreBackend(settings: StoreSettings, db: Database, op
     shadows: createCassandraShadowStore(conn),
     operators: createCassandraOperatorStore(conn),
     audit: createCassandraAuditLog(conn, { retentionDays: options.auditRetentionDays }),
+    applications: createCassandraApplicationStore(conn),
     automation: {
       schemas: createCassandraSchemaStore(conn),
       triggers: createCassandraTriggerStore(conn),

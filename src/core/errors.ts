@@ -33,7 +33,11 @@ export const ERROR_STATUS = {
   INVALID_CREDENTIALS: 401,
   DEVICE_DISABLED: 403,
   DEVICE_BANNED: 403,
+  /** An application key (issue 22) whose secret is right but which an operator disabled (PATCH enabled: false). */
+  APPLICATION_DISABLED: 403,
   OTHER_GROUP: 403,
+  /** A device named in an application's `@tap/...` topic outside the key's project or groups (issue 22). */
+  DEVICE_OUT_OF_REACH: 403,
   METRIC_FORBIDDEN: 403,
   /** Deleting history (POST /datapoints/delete, DELETE /metric) with a user token issued without `scope: write`. */
   READ_ONLY_TOKEN: 403,
@@ -51,6 +55,8 @@ export const ERROR_STATUS = {
   HOOK_NOT_FOUND: 404,
   /** Admin: no operator of that name. */
   OPERATOR_NOT_FOUND: 404,
+  /** Admin: no application key of that key (issue 22). */
+  APPLICATION_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   /** GET /features/{feature} of a feature KairosDB's API does not have (KairosDB: 404 "Unknown feature"). */
   FEATURE_NOT_FOUND: 404,

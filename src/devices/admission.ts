@@ -6,6 +6,7 @@ import { createMessageMeter, MessageMeter } from '../quotas/message-meter';
 import { QuotaGate } from '../quotas/port';
 import { FailureThrottle } from '../ratelimit/failure-throttle';
 import { KeyedRateLimiter } from '../ratelimit/keyed-rate-limiter';
+import { Application, reaches } from '../applications/application';
 import { authenticateDevice, authenticateDeviceByToken } from './authenticate';
 import { CredentialKey } from './credentials';
 import { Device } from './device';
@@ -26,6 +27,8 @@ export interface AdmissionDeps {
   metrics: Pick<ServiceMetrics, 'countRateLimitRefusal' | 'countAuthFailure'>;
   logger: Logger;
   now: () => number;
+  /** Application keys (applications/service.ts): their check rejects INVALID_CREDENTIALS or APPLICATION_DISABLED. */
+  applications?: { check(key: string, secret: string): Promise<Application> };
 }
 
 /** What an MQTT CONNECT gives: its ClientID (absent when empty: the token names the device), token and secret. */
@@ -43,17 +46,17 @@ export interface ConnectionCredentials {
  * one error table: TOO_MANY_FAILURES (with `retryAfter`), INVALID_CREDENTIALS, DEVICE_DISABLED, DEVICE_BANNED,
  * RATE_LIMITED (with `retryAfter`), QUOTA_EXCEEDED. `source` is the caller's address, as the transport sees it.
  */
-export function createAdmission({ devices, credentialKey, presence, rateLimiter, quotas, failures, metrics, logger, now }: AdmissionDeps) {
+export function createAdmission({ devices, credentialKey, presence, rateLimiter, quotas, failures, metrics, logger, now, applications }: AdmissionDeps) {
   const apiCalls: ApiCallMeter | undefined = quotas && createApiCallMeter(quotas, now);
   const messages: MessageMeter | undefined = quotas && createMessageMeter(quotas, now);
 
   /** Takes one token of the device's bucket; the refusal when it is empty. */
-  function overRate(door: Transport, deviceid: string): AppError | undefined {
+  function overRate(door: Transport | 'flow', deviceid: string): AppError | undefined {
     const decision = rateLimiter.take(deviceid);
     if (decision.allowed) return undefined;
     metrics.countRateLimitRefusal(door);
     const { ratePerSecond, burst } = rateLimiter.limits;
-    const what = door === 'mqtt' ? 'publishes' : 'requests';
+    const what = door === 'mqtt' || door === 'flow' ? 'publishes' : 'requests';
     return new AppError(
       'RATE_LIMITED',
       `this device is over its limit of ${ratePerSecond} ${what} per second (bursts of ${burst}); retry after ${decision.retryAfterSeconds} s`,
@@ -132,16 +135,43 @@ export function createAdmission({ devices, credentialKey, presence, rateLimiter,
       return device;
     },
 
+    /**
+     * An application's MQTT login (NETPIE's Flow Channel, mqtt/flow-channel/): its key and secret, under the same
+     * guessing limits as every credential, then one message of its project's quota, as a device's connection.
+     */
+    async application(source: string, key: string, secret: string): Promise<Application> {
+      const app = await guarded('flow', source, key, async () => {
+        if (!applications) throw new AppError('INVALID_CREDENTIALS', 'application keys are not served here');
+        return applications.check(key, secret);
+      });
+      await messages?.connect({ projectid: app.projectid });
+      return app;
+    },
+
+    /**
+     * A device an application names in a `@tap/...` topic, by its id and token: checked as the device's own call
+     * would be (guessing limits, enabled, not banned), then within the application's reach (its project, its groups),
+     * then, for a request or a write (`charged`), one token of the device's rate-limit bucket. Not a call of the
+     * device itself: its liveness is left as it is.
+     */
+    async onBehalf(source: string, app: Application, credentials: { deviceid: string; token: string }, charged: boolean): Promise<Device> {
+      const device = await guarded('flow', source, credentials.deviceid, () => authenticateDevice(devices, credentialKey, credentials.deviceid, credentials.token));
+      if (!reaches(app, device)) throw new AppError('DEVICE_OUT_OF_REACH', 'the device is outside the project or groups of this application key');
+      const refusal = charged ? overRate('flow', device.deviceid) : undefined;
+      if (refusal) throw refusal;
+      return device;
+    },
+
     /** One message a connected device publishes (MQTT): the rate limit, then the messages quota; never waits. */
     publish(device: Device, topic: string, bytes: number): AppError | undefined {
       return overRate('mqtt', device.deviceid) ?? messages?.publish(device, topic, bytes);
     },
 
     /** One subscription (MQTT): the messages quota; never waits. */
-    subscribe: (device: Device): AppError | undefined => messages?.subscribe(device),
+    subscribe: (device: Pick<Device, 'projectid'>): AppError | undefined => messages?.subscribe(device),
 
     /** A message delivered to a device (MQTT): charged to its project, never refused. */
-    delivered(device: Device, externalTopic: string, bytes: number): void {
+    delivered(device: Pick<Device, 'projectid'>, externalTopic: string, bytes: number): void {
       messages?.delivered(device, externalTopic, bytes);
     },
   };

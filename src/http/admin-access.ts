@@ -17,6 +17,8 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Ids an answer names besides the path's: a new device's `deviceid`, an operator's `name`. Never anything else of a body. */
 const ANSWER_IDS = ['deviceid', 'projectid', 'groupid', 'name'] as const;
 
+const APPLICATIONS = '/v2/admin/applications';
+
 /** The route layer that answers the call (the first whose path and method match), as the admin routers declare it. */
 function routeOf(ctx: Context): MatchedLayer | undefined {
   const matched = (ctx as unknown as { matched?: MatchedLayer[] }).matched ?? [];
@@ -31,6 +33,9 @@ function targetsOf(ctx: Context, route: MatchedLayer | undefined): Record<string
       const value = (body as Record<string, unknown>)[id];
       if (typeof value === 'string' && targets[id] === undefined) targets[id] = value;
     }
+    // An application's key is public (its MQTT username), unlike an operator's key, which is its secret.
+    const key = (body as Record<string, unknown>).key;
+    if (typeof route?.path === 'string' && route.path.startsWith(APPLICATIONS) && typeof key === 'string' && targets.key === undefined) targets.key = key;
   }
   return targets;
 }

@@ -4,6 +4,7 @@ import { DeviceStore } from '../devices/port';
 import { Presence } from '../devices/presence';
 import { Registry } from '../devices/service';
 import { AppError } from '../core/errors';
+import { adminApplicationsRouter } from './admin-applications-router';
 import { adminAutomationRouter, AdminAutomationRouterDeps } from './admin-automation-router';
 import { adminConsoleRouter } from './admin-console-router';
 import { adminRouter } from './admin-router';
@@ -14,7 +15,7 @@ import { docsRouter } from './docs-router';
 import { bodyDeadline } from './body-deadline';
 import { errorMiddleware } from './error-middleware';
 import { dataStoreRouter, DataStoreRouterDeps } from './data-store-router';
-import { landingRouter } from './landing-router';
+import { landingRouter, LandingRouterDeps } from './landing-router';
 import { opsRouter, OpsRouterDeps } from './ops-router';
 import { GroupTraffic } from '../messaging/group-traffic';
 import { MessagingService } from '../messaging/service';
@@ -26,6 +27,7 @@ import { FailureThrottle } from '../ratelimit/failure-throttle';
 import { adminAuth } from './admin-auth';
 import { adminAccess } from './admin-access';
 import { adminOperatorsRouter } from './admin-operators-router';
+import { Applications } from '../applications/service';
 import { AuditLog } from '../operators/port';
 import { Operators } from '../operators/service';
 import { ShadowService } from '../shadows/service';
@@ -35,12 +37,15 @@ import { UserTokens } from '../tokens/user-tokens';
 export interface AppDeps
   extends Omit<DataStoreRouterDeps, 'answerStallMs'>,
     Omit<OpsRouterDeps, 'metrics'>,
-    Omit<AdminAutomationRouterDeps, 'adminAuth'> {
+    Omit<AdminAutomationRouterDeps, 'adminAuth'>,
+    Pick<LandingRouterDeps, 'serviceFacts'> {
   logger: Logger;
   adminToken: string;
   /** Operator accounts (their keys open the admin API, as ADMIN_TOKEN does) and the audit log of admin changes. */
   operators: Operators;
   audit: AuditLog;
+  /** Application keys (issue 22): how applications log in to the Flow Channel. */
+  applications: Applications;
   now: () => number;
   /** Failed credential checks, shared with the device doors (ratelimit/failure-throttle.ts). */
   failures: FailureThrottle;
@@ -92,11 +97,12 @@ export function createApp(deps: AppDeps): Koa {
     adminConsoleRouter(admin),
     adminAutomationRouter(admin),
     adminOperatorsRouter(admin),
+    adminApplicationsRouter(admin),
     dataStoreRouter('/v2/feed', dataStore),
     dataStoreRouter('/feed', dataStore),
     docsRouter(),
     consoleRouter(),
-    landingRouter(),
+    landingRouter(deps),
   ];
   for (const router of routers) {
     app.use(router.routes());

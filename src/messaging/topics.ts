@@ -9,6 +9,8 @@ import { MESSAGE_LIMITS } from './limits';
  */
 const GROUP_PREFIX = '$openpie/g/';
 const DEVICE_PREFIX = '$openpie/d/';
+/** An application connection's own replies (the Flow Channel, mqtt/flow-channel/), by its ClientID. */
+const APPLICATION_PREFIX = '$openpie/a/';
 
 export const MSG = '@msg';
 export const PRIVATE = '@private';
@@ -90,6 +92,38 @@ export const groupTopic = (s: Pick<Scope, 'projectid' | 'groupid'>, rest: string
 export const privateTopic = (deviceid: string, rest: string) => `${DEVICE_PREFIX}${deviceid}/${PRIVATE}/${rest}`;
 
 export const shadowUpdatedTopic = (deviceid: string) => `${DEVICE_PREFIX}${deviceid}/${SHADOW_UPDATED}`;
+
+/** A device's status changes, for applications only (devices/status-notices.ts): no device may subscribe to it. */
+export const STATUS_CHANGED = '@device/status/changed';
+export const statusChangedTopic = (deviceid: string) => `${DEVICE_PREFIX}${deviceid}/${STATUS_CHANGED}`;
+
+/** The points a device's writes recorded, for applications only (shadows/notices.ts). */
+export const FEED_UPDATED = '@feed/data/updated';
+export const feedUpdatedTopic = (deviceid: string) => `${DEVICE_PREFIX}${deviceid}/${FEED_UPDATED}`;
+
+/** Where the replies to one application connection go: its `@private/...`, never shared with another connection. */
+export const applicationPrivateTopic = (clientId: string, rest: string) => `${APPLICATION_PREFIX}${clientId}/${PRIVATE}/${rest}`;
+
+/**
+ * What an application sees for an internal topic (docs/mqtt.md "Applications: the Flow Channel"): a device notice
+ * with the device id appended (`@shadow/data/updated/{deviceid}`), a group message with its project and group
+ * (`@msg/{projectid}/{groupid}/...`), its own replies as `@private/...`; undefined for anything else.
+ */
+export function applicationTopic(clientId: string, internal: string): string | undefined {
+  if (internal.startsWith(GROUP_PREFIX)) {
+    // $openpie/g/{projectid}/{groupid}/@msg/{rest} -> @msg/{projectid}/{groupid}/{rest}
+    const [projectid, groupid, family, ...rest] = internal.slice(GROUP_PREFIX.length).split('/');
+    return family === MSG && rest.length > 0 ? `${MSG}/${projectid}/${groupid}/${rest.join('/')}` : undefined;
+  }
+  if (internal.startsWith(DEVICE_PREFIX)) {
+    const slash = internal.indexOf('/', DEVICE_PREFIX.length);
+    const deviceid = internal.slice(DEVICE_PREFIX.length, slash);
+    const notice = internal.slice(slash + 1);
+    return notice === SHADOW_UPDATED || notice === STATUS_CHANGED || notice === FEED_UPDATED ? `${notice}/${deviceid}` : undefined;
+  }
+  const own = `${APPLICATION_PREFIX}${clientId}/`;
+  return internal.startsWith(own) ? internal.slice(own.length) : undefined;
+}
 
 /** The internal topic a device's own topic or filter maps to. */
 export function internalTopic(scope: Scope, family: Family, rest: string): string {

@@ -6,7 +6,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 export type Transport = 'http' | 'coap' | 'mqtt';
 /** Where credentials are checked: the Device API's transports, the data store, the admin API (and console log-in). */
-export type Door = Transport | 'data-store' | 'admin';
+/** `flow`: applications on NETPIE's Flow Channel (mqtt/flow-channel/), their keys and the device tokens in their topics. */
+export type Door = Transport | 'data-store' | 'admin' | 'flow';
 
 /**
  * Every metric of one service instance, in a registry of its own (never prom-client's global one), so several
@@ -71,6 +72,11 @@ export function createServiceMetrics() {
       help: 'Queued messages dropped because a persistent session\'s queue was full (SESSION_QUEUE_LIMIT), counted by the node that queued',
       registers,
     }),
+    applicationConnections: new Gauge({
+      name: 'openpie_flow_connections',
+      help: 'Application connections (NETPIE Flow Channel) open on this node',
+      registers,
+    }),
     mqttSessionStoreFailures: new Counter({
       name: 'openpie_mqtt_session_store_failures_total',
       help: 'Session-store calls of the MQTT broker that failed (each closed the connection it concerned), by call',
@@ -109,13 +115,13 @@ export function createServiceMetrics() {
     }),
     authFailures: new Counter({
       name: 'openpie_auth_failures_total',
-      help: 'Failed or refused credential checks, by door (http, coap, mqtt, data-store, admin) and reason (invalid_credentials, throttled)',
+      help: 'Failed or refused credential checks, by door (http, coap, mqtt, data-store, admin, flow) and reason (invalid_credentials, throttled)',
       labelNames: ['door', 'reason'] as const,
       registers,
     }),
     rateLimitRefusals: new Counter({
       name: 'openpie_rate_limit_refusals_total',
-      help: 'Requests and MQTT publishes refused by the per-device rate limit, by transport',
+      help: 'Requests and MQTT publishes refused by the per-device rate limit, by transport (http, coap, mqtt, flow)',
       labelNames: ['transport'] as const,
       registers,
     }),
@@ -135,7 +141,7 @@ export function createServiceMetrics() {
     countAuthFailure(door: Door, reason: 'invalid_credentials' | 'throttled'): void {
       metrics.authFailures.inc({ door, reason });
     },
-    countRateLimitRefusal(transport: Transport): void {
+    countRateLimitRefusal(transport: Transport | 'flow'): void {
       metrics.rateLimitRefusals.inc({ transport });
     },
     /** Times a data-store query; failures are observed too, with outcome "error". */

@@ -1,5 +1,5 @@
 import type { Aedes, Client } from 'aedes';
-import { internalFilter, malformedFilter, Scope } from '../messaging/topics';
+import { malformedFilter } from '../messaging/topics';
 import { REASON } from './v5/reason-codes';
 import { refuseSubscription } from './v5/suback';
 
@@ -59,11 +59,11 @@ interface FilterPacket {
  *   a prototype member is swapped at once, device known or not: aedes would find the prototype's function in
  *   `client.subscriptions` and fail an assertion of its emitter, ending the process.
  */
-export function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): void {
+export function rewriteFilters(client: Client, internalFilterOf: (client: Client) => ((filter: string) => string | undefined) | undefined): void {
   const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
   const beforeScope: FilterPacket[] = [];
-  const rewriteUnsubscribe = (packet: FilterPacket, scope: Scope) => {
-    packet.unsubscriptions = packet.unsubscriptions?.map((filter, i) => internalFilter(scope, filter) ?? (prototypeNamed(filter) ? refusedFilter(i) : filter));
+  const rewriteUnsubscribe = (packet: FilterPacket, internal: (filter: string) => string | undefined) => {
+    packet.unsubscriptions = packet.unsubscriptions?.map((filter, i) => internal(filter) ?? (prototypeNamed(filter) ? refusedFilter(i) : filter));
   };
   parser.prependListener('packet', (packet: FilterPacket) => {
     if (packet.cmd === 'subscribe') {
@@ -74,15 +74,15 @@ export function rewriteFilters(client: Client, scopes: WeakMap<Client, Scope>): 
       });
     }
     if (packet.cmd !== 'unsubscribe' || !packet.unsubscriptions) return;
-    const scope = scopes.get(client);
-    if (scope) return rewriteUnsubscribe(packet, scope);
+    const internal = internalFilterOf(client);
+    if (internal) return rewriteUnsubscribe(packet, internal);
     packet.unsubscriptions = packet.unsubscriptions.map((filter, i) => (prototypeNamed(filter) ? refusedFilter(i) : filter));
     beforeScope.push(packet);
   });
   // Before aedes handles what it queued (its own 'connected' listener, added when the Client was made).
   client.prependOnceListener('connected', () => {
-    const scope = scopes.get(client);
-    if (scope) for (const packet of beforeScope.splice(0)) rewriteUnsubscribe(packet, scope);
+    const internal = internalFilterOf(client);
+    if (internal) for (const packet of beforeScope.splice(0)) rewriteUnsubscribe(packet, internal);
   });
 }
 

@@ -4,9 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError } from '../core/errors';
 import { assignClientId } from './aedes2-patches';
+import { isApplicationLogin } from './flow-channel/flow-channel';
 import { HookContext } from './hook-context';
 import { REASON } from './v5/reason-codes';
-import { willRefusal } from './will-topic';
+import { willOf, willRefusal } from './will-topic';
 import { connackReasonFor, isDeviceIdForm, refuseConnect } from './v5/refusals';
 
 /** CONNACK 5, "not authorized" [MQTT-3.2.2-3]: what NETPIE answers for every refused key (netpie reference §3.1). */
@@ -30,7 +31,7 @@ const SERVER_UNAVAILABLE = 3;
  * MQTT 5 Clean Start 0 resumes the device's stored session, as the id would.
  */
 export function authenticateHook(ctx: HookContext): Aedes['authenticate'] {
-  const { admission, logger, scopes, withoutClientId } = ctx;
+  const { admission, logger, scopes, withoutClientId, apps } = ctx;
   return (client, username, password, done) => {
     const refuse = (why: string, returnCode = NOT_AUTHORIZED, reasonCode: number = REASON.NOT_AUTHORIZED) => {
       logger.info({ deviceid: client.id, why }, 'mqtt connection refused');
@@ -39,6 +40,7 @@ export function authenticateHook(ctx: HookContext): Aedes['authenticate'] {
       err.returnCode = returnCode;
       done(err, false);
     };
+    if (isApplicationLogin(client.id, username)) return application(client, username, password);
     const withoutId = withoutClientId.has(client);
     if (withoutId && client.version === MQTT_3_1) return refuse('MQTT 3.1 needs a ClientID', IDENTIFIER_REJECTED);
     // MQTT 5: a ClientID that cannot be a device id is 0x85; MQTT 3.1.1 keeps NETPIE's one answer, 5.
@@ -55,19 +57,34 @@ export function authenticateHook(ctx: HookContext): Aedes['authenticate'] {
         scopes.set(client, device);
         done(null, true);
       },
-      (err: unknown) => {
-        if (err instanceof AppError && err.code === 'QUOTA_EXCEEDED') return refuse(err.message, SERVER_UNAVAILABLE, REASON.QUOTA_EXCEEDED);
-        // Guessing throttled: "try later" in both versions; MQTT 5 names it [MQTT-3.2.2-8] (0x9F Connection rate exceeded).
-        if (err instanceof AppError && err.code === 'TOO_MANY_FAILURES') return refuse(err.message, SERVER_UNAVAILABLE, REASON.CONNECTION_RATE_EXCEEDED);
-        // A refused device (unknown, wrong token or secret, disabled) is not authorized; a registry or quota store
-        // that cannot answer (Cassandra unreachable) is return code 3, "Server unavailable" (MQTT 3.1.1 §3.2.2.3), so
-        // the client retries later.
-        if (err instanceof AppError && err.status < 500) return refuse(err.message, NOT_AUTHORIZED, connackReasonFor(err.code));
-        // The details of a 5xx stay in the log (core/errors.ts, `expose`); the device hears only that it may retry.
-        logger.warn({ deviceid: client.id, err }, 'mqtt connection refused: the registry or quota store did not answer');
-        refuse('the device registry is unavailable; try again later', SERVER_UNAVAILABLE, REASON.SERVER_UNAVAILABLE);
-      },
+      (err: unknown) => refused(err),
     );
+
+    /**
+     * An application (NETPIE's Flow Channel: flow-channel/): ClientID `{key}-...`, username the key, password its
+     * secret. Its connection keeps no session and carries no will: both belong to devices.
+     */
+    function application(client: Client, key: string, secret: Buffer | undefined) {
+      if (client.clean === false) return refuse('an application connection keeps no session: connect with a clean session and no Session Expiry');
+      if (willOf(client)) return refuse('an application connection carries no will');
+      admission.application(sourceOf(client), key, secret?.toString() ?? '').then((app) => {
+        apps.set(client, { app, clientId: client.id, source: sourceOf(client), watches: new Map() });
+        done(null, true);
+      }, refused);
+    }
+
+    function refused(err: unknown) {
+      if (err instanceof AppError && err.code === 'QUOTA_EXCEEDED') return refuse(err.message, SERVER_UNAVAILABLE, REASON.QUOTA_EXCEEDED);
+      // Guessing throttled: "try later" in both versions; MQTT 5 names it [MQTT-3.2.2-8] (0x9F Connection rate exceeded).
+      if (err instanceof AppError && err.code === 'TOO_MANY_FAILURES') return refuse(err.message, SERVER_UNAVAILABLE, REASON.CONNECTION_RATE_EXCEEDED);
+      // A refused device or application (unknown, wrong token or secret, disabled) is not authorized; a registry or
+      // quota store that cannot answer (Cassandra unreachable) is return code 3, "Server unavailable" (MQTT 3.1.1
+      // §3.2.2.3), so the client retries later.
+      if (err instanceof AppError && err.status < 500) return refuse(err.message, NOT_AUTHORIZED, connackReasonFor(err.code));
+      // The details of a 5xx stay in the log (core/errors.ts, `expose`); the device hears only that it may retry.
+      logger.warn({ deviceid: client.id, err }, 'mqtt connection refused: the registry or quota store did not answer');
+      refuse('the device registry is unavailable; try again later', SERVER_UNAVAILABLE, REASON.SERVER_UNAVAILABLE);
+    }
   };
 }
 

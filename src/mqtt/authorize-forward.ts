@@ -1,6 +1,7 @@
 import type { Aedes, AedesPublishPacket, Client } from 'aedes';
-import { externalTopic, filterMatches, isDeviceFacing, scopePrefixes } from '../messaging/topics';
+import { applicationTopic, externalTopic, filterMatches, isDeviceFacing, isGroupMessage, scopePrefixes } from '../messaging/topics';
 import { subscriptionsOf } from './aedes-patches';
+import { ApplicationConnection } from './flow-channel/application-connection';
 import { HookContext } from './hook-context';
 
 /**
@@ -9,11 +10,14 @@ import { HookContext } from './hook-context';
  * one after the other, and copies what it is given into a packet of its own: so the devices of one group share the
  * rewritten packet of a group message, made for the first of them (issue 12: no allocation per delivery).
  */
-export function authorizeForwardHook({ scopes, admission }: HookContext): Aedes['authorizeForward'] {
+export function authorizeForwardHook({ scopes, admission, apps }: HookContext): Aedes['authorizeForward'] {
   let last: { from: AedesPublishPacket; groupPrefix: string; to: AedesPublishPacket } | undefined;
   return (client, packet) => {
     const scope = scopes.get(client);
-    if (!scope) return null;
+    if (!scope) {
+      const conn = apps.get(client);
+      return conn ? toApplication(client, conn, packet, admission) : null;
+    }
     // Queued messages of a persistent session come back already external (aedes-patches.ts).
     if (isDeviceFacing(packet.topic)) return packet;
     const { group } = scopePrefixes(scope);
@@ -30,6 +34,18 @@ export function authorizeForwardHook({ scopes, admission }: HookContext): Aedes[
     admission.delivered(scope, forwarded.topic, packet.payload.length);
     return packet.qos === 2 && grantedQos(client, packet.topic) === 1 ? { ...forwarded, qos: 1 } : forwarded;
   };
+}
+
+/**
+ * Delivery to an application (flow-channel/): a watched device's notice, its group's message or the application's own
+ * reply, under the topic applications know (messaging/topics.ts applicationTopic); group messages count for the
+ * key's project as deliveries do for a device's.
+ */
+function toApplication(client: Client, conn: ApplicationConnection, packet: AedesPublishPacket, admission: HookContext['admission']): AedesPublishPacket | null {
+  const topic = applicationTopic(conn.clientId, packet.topic);
+  if (topic === undefined) return null;
+  if (isGroupMessage(topic)) admission.delivered(conn.app, topic, packet.payload.length);
+  return { ...packet, topic, qos: packet.qos === 2 && grantedQos(client, packet.topic) === 1 ? 1 : packet.qos };
 }
 
 /**

@@ -6,6 +6,8 @@ import { messagePropertiesOf } from '../messaging/properties';
 import { publishErrorNotice } from './error-notice';
 import { PUSH_TOPIC, servePush } from './push-topic';
 import { createRefusalNotices } from './refusal-notice';
+import { ApplicationConnection } from './flow-channel/application-connection';
+import { createFlowChannel } from './flow-channel/flow-channel';
 import { HookContext } from './hook-context';
 import { REASON } from './v5/reason-codes';
 import { disconnecting } from './v5/refusals';
@@ -39,6 +41,7 @@ export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'
   const refusals = createRefusalNotices(ctx.bus, logger);
   const admitInTurn = inConnectionOrder();
   const qos2 = exactlyOnce(ctx);
+  const flow = createFlowChannel(ctx);
 
   /** The rate limit and the messages quota; a closed client's publish is its Last Will, one per connection, so exempt. */
   function admit(client: Client, scope: Device, packet: PublishPacket, done: Done): boolean {
@@ -81,6 +84,20 @@ export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'
       logger.info({ deviceid: scope.deviceid, topic: packet.topic, why: err.message }, 'mqtt publish refused');
       return done(new Error(err.message));
     }
+    const refused = (err: unknown) => {
+      const refusal = err instanceof AppError ? err : new AppError('BACKEND_UNAVAILABLE', 'the message could not be stored; publish again later');
+      logger.info({ deviceid: scope.deviceid, topic, code: refusal.code, err }, 'mqtt publish refused');
+      void publishErrorNotice(ctx.bus, scope.deviceid, new AppError(refusal.code, `${refusal.message}; disconnected`, refusal.extra), logger)
+        .then(() => done(refusal.code === 'BACKEND_UNAVAILABLE' ? disconnecting(REASON.SERVER_BUSY, refusal.message) : new Error(refusal.message)));
+    };
+    admitInTurn(client, () => enqueue(client, packet, topic, done, refused));
+  }
+
+  /**
+   * A message on its internal `topic` into the pipeline: acknowledged once kept (`done`), or `refused`. Resolves once
+   * the message is handed to the pipeline, which keeps the order from there on.
+   */
+  async function enqueue(client: Client, packet: PublishPacket, topic: string, done: Done, refused: (err: unknown) => void): Promise<void> {
     const message = {
       topic,
       payload: payloadOf(packet.payload),
@@ -95,32 +112,31 @@ export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'
       packet.retain = false;
       done(null);
     };
-    const refused = (err: unknown) => {
-      const refusal = err instanceof AppError ? err : new AppError('BACKEND_UNAVAILABLE', 'the message could not be stored; publish again later');
-      logger.info({ deviceid: scope.deviceid, topic: message.topic, code: refusal.code, err }, 'mqtt publish refused');
-      void publishErrorNotice(ctx.bus, scope.deviceid, new AppError(refusal.code, `${refusal.message}; disconnected`, refusal.extra), logger)
-        .then(() => done(refusal.code === 'BACKEND_UNAVAILABLE' ? disconnecting(REASON.SERVER_BUSY, refusal.message) : new Error(refusal.message)));
-    };
     const answered = (outcome: Promise<unknown>) => {
       ctx.publishesInFlight.add(outcome);
       void outcome.finally(() => ctx.publishesInFlight.delete(outcome));
     };
-    admitInTurn(client, async () => {
-      // A will is published once, by aedes at close; no acknowledgement goes with it.
-      if (packet.qos !== 2 || client.closed) return answered(ctx.pipeline.accept(message).then(served, refused));
-      let handed!: () => void;
-      const inPipeline = new Promise<void>((resolve) => (handed = resolve));
-      const outcome = qos2(client, packet.messageId, () => {
-        const accepted = ctx.pipeline.accept(message);
-        handed();
-        return accepted;
-      });
-      answered(outcome.then(served, refused));
-      await Promise.race([inPipeline, outcome.catch(() => undefined)]);
+    // A will is published once, by aedes at close; no acknowledgement goes with it.
+    if (packet.qos !== 2 || client.closed) return answered(ctx.pipeline.accept(message).then(served, refused));
+    let handed!: () => void;
+    const inPipeline = new Promise<void>((resolve) => (handed = resolve));
+    const outcome = qos2(client, packet.messageId, () => {
+      const accepted = ctx.pipeline.accept(message);
+      handed();
+      return accepted;
     });
+    answered(outcome.then(served, refused));
+    await Promise.race([inPipeline, outcome.catch(() => undefined)]);
+  }
+
+  /** An application's request (flow-channel/flow-channel.ts), in the order its connection sent them. */
+  function fromApplication(client: Client, conn: ApplicationConnection, packet: PublishPacket, done: Done): void {
+    admitInTurn(client, () => flow.publish(client, conn, packet, done, (_device, topic, refused) => enqueue(client, packet, topic, done, refused)));
   }
 
   return (client, packet, done) => {
+    const conn = client && ctx.apps.get(client);
+    if (conn) return fromApplication(client, conn, packet, done);
     const scope = client && scopes.get(client);
     if (!client || !scope) return done(new Error('not authenticated'));
     if (!admit(client, scope, packet, done)) return;

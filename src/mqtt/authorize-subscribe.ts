@@ -1,5 +1,6 @@
 import type { Aedes } from 'aedes';
 import { externalTopic, internalFilter } from '../messaging/topics';
+import { createFlowChannel } from './flow-channel/flow-channel';
 import { HookContext } from './hook-context';
 import { REASON } from './v5/reason-codes';
 import { refuseSubscription } from './v5/suback';
@@ -10,8 +11,12 @@ import { refuseSubscription } from './v5/suback';
  * messages and stores persistent subscriptions under the internal topic.
  * A persistent session's restored subscriptions arrive here already internal, and stay in the device's scope.
  */
-export function authorizeSubscribeHook({ scopes, logger, admission }: HookContext): Aedes['authorizeSubscribe'] {
+export function authorizeSubscribeHook(ctx: HookContext): Aedes['authorizeSubscribe'] {
+  const { scopes, logger, admission, apps } = ctx;
+  const flow = createFlowChannel(ctx);
   return (client, sub, done) => {
+    const conn = apps.get(client);
+    if (conn) return flow.subscribe(conn, sub, done);
     const scope = scopes.get(client);
     const internal = scope && internalFilter(scope, externalTopic(scope, sub.topic) ?? sub.topic);
     if (internal === undefined) {

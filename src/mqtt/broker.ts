@@ -1,8 +1,10 @@
 import { Aedes, Client } from 'aedes';
 import { randomUUID } from 'node:crypto';
+import { AppError } from '../core/errors';
 import { Device } from '../devices/device';
 import { SessionControl } from '../devices/port';
 import { MessageBus, RelayedMessage } from '../messaging/port';
+import { internalFilter } from '../messaging/topics';
 import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
 import { holdsSession } from './aedes2-patches';
 import { authenticateHook } from './authenticate';
@@ -12,6 +14,8 @@ import { authorizeSubscribeHook } from './authorize-subscribe';
 import { AedesBrokerDeps, HookContext } from './hook-context';
 import { guardedPersistence } from './guarded-persistence';
 import { createMessagePipeline } from './message-pipeline';
+import { ApplicationConnection } from './flow-channel/application-connection';
+import { applicationFilter } from './flow-channel/flow-channel';
 import { createBrokerSessions } from './session-control';
 import { sessionPersistence } from './session-persistence';
 import { createSessionResume } from './session-resume';
@@ -57,6 +61,14 @@ export interface AedesBroker {
 export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBroker> {
   const { presence, logger, sessions: { store, shared, settings } } = deps;
   const scopes = new WeakMap<Client, Device>();
+  const apps = new WeakMap<Client, ApplicationConnection>();
+  /** How a connection's UNSUBSCRIBE filters map to the internal ones its SUBSCRIBEs were stored under. */
+  const filtersOf = (client: Client) => {
+    const scope = scopes.get(client);
+    if (scope) return (filter: string) => internalFilter(scope, filter);
+    const conn = apps.get(client);
+    return conn && ((filter: string) => applicationFilter(conn, filter));
+  };
   const withoutClientId = new WeakSet<Client>();
   // MQTT 5 (aedes 2) and the aedes 1.2.0 security fixes: mqtt/v5/mqtt5.ts.
   const mqtt5 = createMqtt5({ logger, scopes, shares: deps.shares });
@@ -77,7 +89,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
       // (lib/client.js dequeue): such a connection is over.
       if (client.closed) return done(new Error('connection closed'), false);
       if (packet.clientId === '') withoutClientId.add(client);
-      rewriteFilters(client, scopes);
+      rewriteFilters(client, filtersOf);
       mqtt5.connecting(client, packet);
       resume.connecting(client, packet);
       done(null, true);
@@ -111,6 +123,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   const ctx: HookContext = {
     ...deps,
     scopes,
+    apps,
     withoutClientId,
     bus,
     shadowTopics: createShadowTopics({ shadowService: deps.shadowService, bus, logger }),
@@ -140,26 +153,39 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   // Presence counts client objects, not ids: a client that hangs up right after CONNECT can be reported
   // disconnected before it is reported ready, and must then not count as online.
   const online = new WeakSet<Client>();
+  /** This node's application connections, for the kicks of their keys (session-control.ts). */
+  const applicationClients = new Set<Client>();
   aedes.on('clientReady', (client) => {
+    // An application is not a device: it has no presence (flow-channel/).
+    if (apps.has(client)) {
+      applicationClients.add(client);
+      return deps.metrics.applicationConnections.inc();
+    }
     if (client.closed || online.has(client)) return;
     online.add(client);
     presence.connected(client.id);
     logger.debug({ deviceid: client.id }, 'mqtt client connected');
   });
   aedes.on('clientDisconnect', (client) => {
+    if (applicationClients.delete(client)) return deps.metrics.applicationConnections.dec();
+    if (apps.has(client)) return;
     if (!online.delete(client)) return;
     presence.disconnected(client.id);
     logger.debug({ deviceid: client.id }, 'mqtt client disconnected');
   });
   aedes.on('clientError', (client, err) => logger.debug({ deviceid: client.id, err: err.message }, 'mqtt client error'));
 
-  const control = createBrokerSessions(aedes, scopes, deps.devices, logger);
+  const control = createBrokerSessions(aedes, scopes, { apps, open: applicationClients }, deps.devices, logger);
   return {
     aedes,
     bus: bus,
     messages: {
+      // Once the broker closes, nothing new enters the pipeline: aedes no longer emits, so a message accepted now would
+      // hold up every one after it (a closing connection's status notice, for one: devices/status-notices.ts).
       publish: (topic, payload, options = {}) =>
-        pipeline.accept({ topic, payload, qos: options.qos ?? 0, retain: options.retain ?? false, properties: options.properties }),
+        aedes.closed
+          ? Promise.reject(new AppError('BACKEND_UNAVAILABLE', 'the node is stopping'))
+          : pipeline.accept({ topic, payload, qos: options.qos ?? 0, retain: options.retain ?? false, properties: options.properties }),
     },
     deliver: (message) => (aedes.closed ? Promise.resolve() : pipeline.deliverRelayed(message)),
     recheckSessions: control.recheckSessions,

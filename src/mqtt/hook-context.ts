@@ -10,6 +10,7 @@ import { SessionStore } from '../sessions/port';
 import { SessionLimits } from '../sessions/settings';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
+import { ApplicationConnection } from './flow-channel/application-connection';
 import { MessagePipeline } from './message-pipeline';
 import { ShadowTopics } from './shadow-topics';
 
@@ -31,12 +32,14 @@ export interface AedesBrokerDeps {
   sessions: { store: SessionStore; shared: boolean; settings: SessionLimits };
   /** NODE_ID: the aedes instance is named `{nodeId}:{boot}`, so a restart knows its earlier runs' wills. */
   nodeId: string;
-  metrics: Pick<ServiceMetrics, 'mqttQueueDropped' | 'observeQueuedMessages' | 'mqttSessionStoreFailures'>;
+  metrics: Pick<ServiceMetrics, 'mqttQueueDropped' | 'observeQueuedMessages' | 'mqttSessionStoreFailures' | 'applicationConnections'>;
 }
 
 /** The state the hooks share: the device each connection authenticated as, which is also its scope. */
 export interface HookContext extends AedesBrokerDeps {
   readonly scopes: WeakMap<Client, Device>;
+  /** Application connections (NETPIE's Flow Channel: flow-channel/): never in `scopes`, never a device. */
+  readonly apps: WeakMap<Client, ApplicationConnection>;
   /** Connections whose CONNECT had an empty ClientID: authenticate.ts gives them the id of the device their token names. */
   readonly withoutClientId: WeakSet<Client>;
   /** This node's connections. */

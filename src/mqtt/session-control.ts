@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Device } from '../devices/device';
 import { DeviceStore, SessionControl } from '../devices/port';
 import { connectedClients } from './aedes-patches';
+import { ApplicationConnection } from './flow-channel/application-connection';
 import { closeSession } from './v5/refusals';
 
 /** The backbone's reason when the device connected on another node (adapters/backbone/mqtt-backbone.ts). */
@@ -14,7 +15,13 @@ export interface BrokerSessions extends SessionControl {
   recheckSessions(): Promise<void>;
 }
 
-export function createBrokerSessions(aedes: Aedes, scopes: WeakMap<Client, Device>, devices: DeviceStore, logger: Logger): BrokerSessions {
+export function createBrokerSessions(
+  aedes: Aedes,
+  scopes: WeakMap<Client, Device>,
+  applications: { apps: WeakMap<Client, ApplicationConnection>; open: ReadonlySet<Client> },
+  devices: DeviceStore,
+  logger: Logger,
+): BrokerSessions {
   const close = (client: Client, deviceid: string, reason: string) => {
     logger.info({ deviceid, reason }, 'mqtt session closed by the service');
     // MQTT 5 clients hear why, in a DISCONNECT; MQTT 3.1.1 has none to send.
@@ -22,9 +29,13 @@ export function createBrokerSessions(aedes: Aedes, scopes: WeakMap<Client, Devic
     else client.close();
   };
   return {
-    disconnectDevice(deviceid, reason) {
-      const client = connectedClients(aedes)[deviceid];
-      if (client) close(client, deviceid, reason);
+    /** Also an application key's connections, whose ClientIDs start with the key (flow-channel/): keys and device ids are UUIDs apart. */
+    disconnectDevice(id, reason) {
+      const client = connectedClients(aedes)[id];
+      if (client) close(client, id, reason);
+      for (const other of applications.open) {
+        if (applications.apps.get(other)?.app.key === id && !other.closed) close(other, id, reason);
+      }
     },
     async recheckSessions() {
       for (const client of Object.values(connectedClients(aedes))) {

@@ -12,7 +12,7 @@ interface ConnectWill {
   payload: Buffer;
 }
 
-const willOf = (client: Client): ConnectWill | undefined => (client as Client & { _will?: ConnectWill })._will;
+export const willOf = (client: Client): ConnectWill | undefined => (client as Client & { _will?: ConnectWill })._will;
 
 /**
  * The refusal of a CONNECT whose Last Will the device could not publish itself (issue 20 §6), with its MQTT 5 CONNACK

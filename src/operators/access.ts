@@ -57,6 +57,12 @@ export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'PUT /v2/admin/projects/:projectid/quotas': 'operator',
   'GET /v2/admin/groups/:projectid/:groupid/messages': 'viewer',
   'POST /v2/admin/groups/:projectid/:groupid/messages': 'operator',
+  'GET /v2/admin/applications': 'viewer',
+  'POST /v2/admin/applications': 'operator',
+  'GET /v2/admin/applications/:key': 'viewer',
+  'PATCH /v2/admin/applications/:key': 'operator',
+  'POST /v2/admin/applications/:key/secret': 'operator',
+  'DELETE /v2/admin/applications/:key': 'operator',
   // A read-only user token of a project the caller reaches: the console's charts need one; the route asks `admin` for `scope: write`.
   'POST /v2/admin/tokens': 'viewer',
 };

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { MessageBus } from '../messaging/port';
-import { shadowUpdatedTopic } from '../messaging/topics';
+import { feedUpdatedTopic, shadowUpdatedTopic } from '../messaging/topics';
+import { Point } from '../timeseries/point';
+import { FIELD_TAG } from '../timeseries/shadow-points';
 import { JsonObject } from '../core/json';
 import { FieldWarning, warningMembers } from '../schema/warnings';
 import { ShadowNotice, ShadowNotices } from './port';
@@ -19,7 +21,30 @@ export function createShadowNotices(bus: () => MessageBus, logger: Logger): Shad
       bus()
         .publish(shadowUpdatedTopic(notice.deviceid), Buffer.from(JSON.stringify(notice)), { qos: 1 })
         .catch((err: unknown) => logger.warn({ err, deviceid: notice.deviceid, rev: notice.rev }, 'shadow notice not delivered')),
+    /**
+     * `@feed/data/updated` for applications (mqtt/flow-channel/), as NETPIE's Node-RED feed node reads it: one notice
+     * per point time, `{"deviceid","newdata":{field: value},"timestamp"}`. QoS 0: a live view, not a record (the
+     * points themselves are in the data store).
+     */
+    recorded: async (deviceid, points) => {
+      for (const [timestamp, newdata] of byTime(points)) {
+        await bus()
+          .publish(feedUpdatedTopic(deviceid), Buffer.from(JSON.stringify({ deviceid, newdata, timestamp })), { qos: 0 })
+          .catch((err: unknown) => logger.warn({ err, deviceid }, 'feed notice not delivered'));
+      }
+    },
   };
+}
+
+/** The points of a write by their time, oldest first: each time's fields and values. */
+function byTime(points: readonly Point[]): Map<number, Record<string, number>> {
+  const times = new Map<number, Record<string, number>>();
+  for (const point of [...points].sort((a, b) => a.timestamp - b.timestamp)) {
+    const fields = times.get(point.timestamp) ?? {};
+    fields[point.tags[FIELD_TAG]] = point.value;
+    times.set(point.timestamp, fields);
+  }
+  return times;
 }
 
 /** `@shadow/data/updated` of an applied write (docs/mqtt.md): what it wrote, then the shadow's metadata after it. */

@@ -64,4 +64,6 @@ export interface ShadowNotice {
 export interface ShadowNotices {
   /** Resolves once the notice is handed on; never rejects (a notice lost is logged, the write stands). */
   announce(notice: ShadowNotice): Promise<void>;
+  /** Tells applications watching the device's feed of the points a write recorded; never rejects. */
+  recorded?(deviceid: string, points: readonly Point[]): Promise<void>;
 }

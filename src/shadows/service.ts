@@ -153,6 +153,7 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
             : { ...current, data: applyShadowWrite(current.data, outcome.data, merged), rev: current.rev + 1, modified: at, timestamp: ts },
         };
       });
+      if (done.points.length > 0) await notices?.recorded?.(target.deviceid, done.points);
       if (!done.next) return { shadow: current, applied: false, written: done.data, warnings: done.warnings };
       if (req.trigger !== false) {
         onUpdated?.({ device: target, previous: current.data, written: done.data, current: done.next.data, timestamp: ts });
@@ -212,6 +213,7 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
           next: applied === 0 ? undefined : { ...current, data, timestamp, rev: current.rev + 1, modified: at },
         };
       });
+      if (done.points.length > 0) await notices?.recorded?.(target.deviceid, done.points);
       if (done.newest && envelope.trigger !== false) onUpdated?.(done.newest);
       if (done.next) await notices?.announce(shadowNotice(done.next, done.written, merged, done.warnings));
       return {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { messageTopic, parseBackboneTopic } from '../../src/adapters/backbone/backbone-topics';
-import { groupTopic, privateTopic, shadowUpdatedTopic } from '../../src/messaging/topics';
+import { applicationPrivateTopic, feedUpdatedTopic, groupTopic, privateTopic, shadowUpdatedTopic, statusChangedTopic } from '../../src/messaging/topics';
 
 describe('MQTT backbone topics', () => {
   it('carries group and private messages with their scope, and maps them back to the same internal topic', () => {
@@ -20,6 +20,14 @@ describe('MQTT backbone topics', () => {
     expect(parseBackboneTopic(messageTopic(notice)!)).to.deep.equal({ kind: 'message', internalTopic: notice });
     expect(parseBackboneTopic('openpie/v1/msg/d/d1/@shadow/data/updated/x')).to.equal(undefined);
     expect(parseBackboneTopic('openpie/v1/msg/d//@shadow/data/updated')).to.equal(undefined);
+  });
+
+  it('carries status and feed notices to the nodes of the applications watching the device (issue 22 §3)', () => {
+    for (const notice of [statusChangedTopic('d1'), feedUpdatedTopic('d1')]) {
+      expect(parseBackboneTopic(messageTopic(notice)!)).to.deep.equal({ kind: 'message', internalTopic: notice });
+    }
+    expect(messageTopic(applicationPrivateTopic('app-1', 'shadow/data/get/response')), 'an application\'s replies stay on its node').to.equal(undefined);
+    expect(parseBackboneTopic('openpie/v1/msg/d/d1/@device/status/changed/x')).to.equal(undefined);
   });
 
   it('keeps the broker\'s own topics on their node', () => {

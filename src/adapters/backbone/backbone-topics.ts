@@ -1,4 +1,4 @@
-import { SHADOW_UPDATED } from '../../messaging/topics';
+import { FEED_UPDATED, SHADOW_UPDATED, STATUS_CHANGED } from '../../messaging/topics';
 
 /**
  * The MQTT backbone's topics (issue 4 §2). Every node subscribes to `openpie/v1/#` and publishes:
@@ -8,6 +8,8 @@ import { SHADOW_UPDATED } from '../../messaging/topics';
  * | `openpie/v1/msg/g/{project}/{group}/@msg/…` | the message                    | a group message (`$openpie/g/…` inside) |
  * | `openpie/v1/msg/d/{deviceid}/@private/…`    | the message                    | a private message (`$openpie/d/…`)      |
  * | `openpie/v1/msg/d/{deviceid}/@shadow/data/updated` | JSON notice             | a shadow write, for the device's node   |
+ * | `openpie/v1/msg/d/{deviceid}/@device/status/changed` | JSON notice           | for applications watching the device    |
+ * | `openpie/v1/msg/d/{deviceid}/@feed/data/updated` | JSON notice               | for applications watching the device    |
  * | `openpie/v1/presence/{node}`                | JSON PresenceReport            | the node's device connections           |
  * | `openpie/v1/hello/{node}`                   | empty                          | the node (re)joined: send full reports  |
  * | `openpie/v1/bye/{node}`                     | empty                          | the node left (also its Last Will)      |
@@ -35,15 +37,22 @@ export type BackboneTopic =
   | { kind: 'presence' | 'hello' | 'bye' | 'changed' | 'flush' | 'rate'; node: string }
   | { kind: 'kick'; deviceid: string };
 
+/** The notices of a device that every node may have a listener for: the device itself, or applications (Flow Channel). */
+const DEVICE_NOTICES = new Set([SHADOW_UPDATED, STATUS_CHANGED, FEED_UPDATED]);
+
 /**
- * `g/{project}/{group}/@msg/{topic}`, `d/{deviceid}/@private/{topic}` or `d/{deviceid}/@shadow/data/updated` (a write
- * through any node is told to the device wherever it is connected): the only internal topics nodes share.
+ * `g/{project}/{group}/@msg/{topic}`, `d/{deviceid}/@private/{topic}` or `d/{deviceid}/{notice}` (a write through any
+ * node is told to the device, and to the applications watching it, wherever they are connected): the only internal
+ * topics nodes share. An application's own replies (`a/...`) stay on its node.
  */
 function isSharedScope(scoped: string): boolean {
   const levels = scoped.split('/');
   const filled = (n: number) => levels.slice(0, n).every((l) => l !== '') && levels.length > n;
   if (levels[0] === 'g') return levels[3] === '@msg' && filled(4);
-  if (levels[0] === 'd') return (levels[2] === '@private' && filled(3)) || (levels[1] !== '' && scoped === `d/${levels[1]}/${SHADOW_UPDATED}`);
+  if (levels[0] === 'd') {
+    if (levels[2] === '@private') return filled(3);
+    return levels[1] !== '' && DEVICE_NOTICES.has(scoped.slice(levels[1].length + 3));
+  }
   return false;
 }
 

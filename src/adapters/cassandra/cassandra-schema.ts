@@ -25,6 +25,7 @@ export const tablesIn = (keyspace: string) => ({
   migrations: `${keyspace}.migrations`,
   operators: `${keyspace}.operators`,
   auditLog: `${keyspace}.audit_log`,
+  applications: `${keyspace}.applications`,
 });
 
 /** How long an entry of the delivery log is kept (the tables' default TTL): 7 days. */
@@ -78,6 +79,8 @@ function replicationMap(replication: CassandraReplication): string {
  *   NODE_ID (src/cluster/node-registration.ts).
  * - `operators`: operator accounts (issue 20 §5), one row each, the key as its keyed digest. `audit_log`: every admin
  *   change, one partition per UTC day, each row written with a TTL of AUDIT_RETENTION_DAYS.
+ * - `applications`: application keys (issue 22), one row each, the secret as its keyed digest; read by key at every
+ *   log-in, listed by project through `applications_by_project`, a Storage Attached Index on `projectid`.
  * - `migrations`: the named data migrations done, such as `credential-digests` (issue 20 §1): `token` and `secret` of
  *   `devices` hold keyed digests, or plaintexts written by an older release until that migration is done.
  */
@@ -137,6 +140,11 @@ export function schemaStatements(keyspace: string, replication: CassandraReplica
        day int, at timeuuid, actor text, body text,
        PRIMARY KEY ((day), at)
      ) WITH CLUSTERING ORDER BY (at DESC)`,
+    // Application keys (issue 22; cassandra-application-store.ts); `group_ids` is a JSON array.
+    `CREATE TABLE IF NOT EXISTS ${t.applications} (
+       app_key text PRIMARY KEY, name text, projectid text, group_ids text, enabled boolean, secret text, created bigint
+     )`,
+    `CREATE CUSTOM INDEX IF NOT EXISTS applications_by_project ON ${t.applications} (projectid) USING 'StorageAttachedIndex'`,
   ];
 }
 

@@ -95,6 +95,17 @@ const MIGRATIONS = [
    );
    CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at);
    CREATE INDEX IF NOT EXISTS audit_log_by_actor ON audit_log (actor, at);`,
+  // Application keys (issue 22): sqlite-application-store.ts. `secret` holds the keyed digest, `group_ids` a JSON array.
+  `CREATE TABLE IF NOT EXISTS applications (
+     app_key TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     projectid TEXT NOT NULL,
+     group_ids TEXT NOT NULL,
+     enabled INTEGER NOT NULL,
+     secret TEXT NOT NULL,
+     created INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS applications_by_project ON applications (projectid, created);`,
 ];
 
 /** Opens (and creates or migrates) the registry, shadow and outbox database, DATA_DIR/openpie.db. */

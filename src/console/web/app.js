@@ -1,5 +1,6 @@
 // @ts-check
 import { adminToken, forgetAdminToken, onUnauthorized } from './api.js';
+import { applicationsView } from './applications-view.js';
 import { deviceView } from './device-view.js';
 import { devicesView } from './devices-view.js';
 import { byId, h } from './dom.js';
@@ -29,6 +30,7 @@ const ROUTES = [
   [/^#\/new-device(?:\/([^/]+))?$/, (m) => newDeviceView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
   [/^#\/import$/, () => importView(main)],
   [/^#\/audit$/, () => auditView(main)],
+  [/^#\/applications(?:\/([^/]+))?$/, (m) => applicationsView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
   [/^#\/device\/([^/]+)$/, (m) => deviceView(main, { deviceid: decode(m[1]) })],
   [/^#\/messages\/([^/]+)\/([^/]+)$/, (m) => messagesView(main, { projectid: decode(m[1]), groupid: decode(m[2]) })],
 ];

@@ -1,5 +1,6 @@
 import { version } from '../../../package.json';
 import { adminPaths } from './admin-paths';
+import { APPLICATION_SCHEMAS, applicationPaths } from './application-paths';
 import { automationPaths } from './automation-paths';
 import { consolePaths } from './console-paths';
 import { devicePaths } from './device-paths';
@@ -37,6 +38,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
     automationPaths(),
     consolePaths(),
     operatorPaths(),
+    applicationPaths(),
     devicePaths('/device'),
     feedPaths('/feed'),
     kairosApiPaths('/feed'),
@@ -58,7 +60,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
       { name: 'Web console', description: 'The operators\' console at /console (admin-token login).' },
     ],
     paths,
-    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS, ...OPERATOR_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS, ...OPERATOR_SCHEMAS, ...APPLICATION_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
   };
 }
 

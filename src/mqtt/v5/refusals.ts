@@ -12,6 +12,7 @@ export function connackReasonFor(code: string): number {
     case 'INVALID_CREDENTIALS':
       return REASON.BAD_USERNAME_OR_PASSWORD;
     case 'DEVICE_DISABLED':
+    case 'APPLICATION_DISABLED':
       return REASON.NOT_AUTHORIZED;
     case 'DEVICE_BANNED':
       return REASON.BANNED;

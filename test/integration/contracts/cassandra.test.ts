@@ -1,5 +1,6 @@
 import { types } from 'cassandra-driver';
 import { randomUUID } from 'node:crypto';
+import { createCassandraApplicationStore } from '../../../src/adapters/cassandra/cassandra-application-store';
 import { CassandraConnection } from '../../../src/adapters/cassandra/cassandra-client';
 import { createCassandraDeliveryLog } from '../../../src/adapters/cassandra/cassandra-delivery-log';
 import { createCassandraDeviceStore } from '../../../src/adapters/cassandra/cassandra-device-store';
@@ -11,6 +12,7 @@ import { createCassandraShadowStore } from '../../../src/adapters/cassandra/cass
 import { createCassandraSigningKeyStore } from '../../../src/adapters/cassandra/cassandra-signing-key-store';
 import { createCassandraTriggerStore } from '../../../src/adapters/cassandra/cassandra-trigger-store';
 import { CassandraTestSettings, cassandraOrSkip, connectTestKeyspace, dropKeyspace, randomKeyspace } from '../../helpers/cassandra';
+import { applicationStoreContract } from './application-store.contract';
 import { deviceStoreContract } from './device-store.contract';
 import { nodeRegistryContract } from './node-registry.contract';
 import { quotaLedgerContract } from './quota-ledger.contract';
@@ -100,6 +102,17 @@ describe('store contracts on Cassandra', function () {
       revoked: createCassandraRevokedTokens(opened.conn),
       another: () => createCassandraRevokedTokens(opened.conn),
       storedJtis: async () => (await client.execute(`SELECT jti FROM ${tables.revokedTokens}`)).rows.map((r) => String(r.get('jti'))),
+      dispose: () => opened.dispose(),
+    };
+  });
+  applicationStoreContract('Cassandra', async () => {
+    const opened = await openKeyspace();
+    const { client, tables } = opened.conn;
+    return {
+      store: createCassandraApplicationStore(opened.conn),
+      another: () => createCassandraApplicationStore(opened.conn),
+      storedSecret: async (key) =>
+        String((await client.execute(`SELECT secret FROM ${tables.applications} WHERE app_key = ?`, [key], { prepare: true })).first().get('secret')),
       dispose: () => opened.dispose(),
     };
   });

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { createSqliteApplicationStore } from '../../../src/adapters/sqlite/sqlite-application-store';
 import { createFileSigningKeyStore } from '../../../src/adapters/files/file-signing-key-store';
 import { openSqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database';
 import { createSqliteDeviceStore } from '../../../src/adapters/sqlite/sqlite-device-store';
@@ -12,6 +13,7 @@ import { createSqliteRevokedTokens } from '../../../src/adapters/sqlite/sqlite-r
 import { createSqliteSchemaStore } from '../../../src/adapters/sqlite/sqlite-schema-store';
 import { createSqliteShadowStore } from '../../../src/adapters/sqlite/sqlite-shadow-store';
 import { createSqliteTriggerStore } from '../../../src/adapters/sqlite/sqlite-trigger-store';
+import { applicationStoreContract } from './application-store.contract';
 import { deviceStoreContract } from './device-store.contract';
 import { quotaLimitsContract } from './quota-limits.contract';
 import { revokedTokensContract } from './revoked-tokens.contract';
@@ -88,6 +90,19 @@ describe('store contracts on SQLite', () => {
       revoked: createSqliteRevokedTokens(db),
       another: () => createSqliteRevokedTokens(db),
       storedJtis: async () => (db.prepare('SELECT jti FROM revoked_tokens').all() as { jti: string }[]).map((r) => r.jti),
+      async dispose() {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+  applicationStoreContract('SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openpie-applications-'));
+    const db = openSqliteDatabase(dir);
+    return {
+      store: createSqliteApplicationStore(db),
+      another: () => createSqliteApplicationStore(db),
+      storedSecret: async (key) => (db.prepare('SELECT secret FROM applications WHERE app_key = ?').get(key) as { secret: string }).secret,
       async dispose() {
         db.close();
         rmSync(dir, { recursive: true, force: true });
