@@ -21,8 +21,8 @@ export interface TimeSeriesBackend {
 
 export function openTimeSeriesBackend(config: Config, logger: Logger): TimeSeriesBackend {
   if (config.timeseries.kind === 'kairosdb') {
-    const { url, timeoutMs } = config.timeseries;
-    return createKairosDbTimeSeries({ url, timeoutMs, logger: logger.child({ backend: 'kairosdb' }) });
+    const { url, timeoutMs, writeHoldMs } = config.timeseries;
+    return createKairosDbTimeSeries({ url, timeoutMs, writeHoldMs, logger: logger.child({ backend: 'kairosdb' }) });
   }
   const store = createSqliteTimeSeriesStore(config.dataDir);
   return {

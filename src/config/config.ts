@@ -65,11 +65,14 @@ function settle(e: Decoded<typeof VARIABLES>, problems: string[]) {
   };
 }
 
-/** TIMESERIES: the embedded engine, or KairosDB at KAIROSDB_URL with a KAIROSDB_TIMEOUT_MS deadline per request. */
+/**
+ * TIMESERIES: the embedded engine, or KairosDB at KAIROSDB_URL with a KAIROSDB_TIMEOUT_MS deadline per request and
+ * acknowledged points held KAIROSDB_WRITE_HOLD_MS for a replay after a crash (adapters/kairosdb/kairosdb-write-hold.ts).
+ */
 function timeSeriesSettings(e: Decoded<typeof VARIABLES.timeseries>, problems: string[]) {
   if (e.kind === 'embedded') return { kind: 'embedded' as const };
   if (e.url === undefined) problems.push('KAIROSDB_URL: must be set when TIMESERIES=kairosdb');
-  return { kind: 'kairosdb' as const, url: e.url ?? '', timeoutMs: e.timeoutMs };
+  return { kind: 'kairosdb' as const, url: e.url ?? '', timeoutMs: e.timeoutMs, writeHoldMs: e.writeHoldMs };
 }
 
 /** STORE: devices, shadows and the point outbox in SQLite (DATA_DIR), or in Cassandra as CASSANDRA_* say. */

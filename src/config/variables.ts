@@ -1,3 +1,4 @@
+import { DEFAULT_WRITE_HOLD_MS } from '../adapters/kairosdb/kairosdb-write-hold';
 import { CoapUploadLimits, DEFAULT_COAP_UPLOAD_LIMITS } from '../coap/unfinished-uploads';
 import { DEFAULT_SESSION_LIMITS, SessionLimits } from '../sessions/settings';
 import { DEFAULT_QUERY_LIMITS, QueryLimits } from '../timeseries/limits';
@@ -94,6 +95,7 @@ export const VARIABLES = {
     kind: v('TIMESERIES', TimeSeriesKind, 'embedded', 'where points are kept and queries run: embedded or kairosdb'),
     url: v('KAIROSDB_URL', optional(HttpUrl), undefined, "KairosDB's base URL; required with TIMESERIES=kairosdb"),
     timeoutMs: v('KAIROSDB_TIMEOUT_MS', PositiveInt, 10000, 'deadline of each request to KairosDB, in ms'),
+    writeHoldMs: v('KAIROSDB_WRITE_HOLD_MS', AtLeastZero, DEFAULT_WRITE_HOLD_MS, 'how long points KairosDB acknowledged are kept to be written again if it restarts, in ms'),
   },
   store: {
     kind: v('STORE', StoreKind, 'sqlite', 'where the registry, shadows and point outbox live: sqlite or cassandra'),

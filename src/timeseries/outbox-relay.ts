@@ -29,7 +29,9 @@ const RETRY_MS = [100, 200, 500, 1000, 2000, 5000];
  * Carries points from the durable outbox (filled in the same transaction as each shadow write) to the time-series
  * store. Runs one flush at a time; a flush asked for while one runs is done right after it. Points are removed from
  * the outbox only after the store took them, so a crash in between writes them twice, which is harmless: a
- * (series, timestamp) written twice keeps its value.
+ * (series, timestamp) written twice keeps its value. Over KairosDB, which acknowledges points a second before they are
+ * in Cassandra, the writer holds them a while longer and writes them again if KairosDB restarts
+ * (adapters/kairosdb/kairosdb-write-hold.ts).
  */
 export function createOutboxRelay(outbox: PointOutbox, writer: PointWriter, logger: Logger): PointRelay {
   let running: Promise<void> | undefined;

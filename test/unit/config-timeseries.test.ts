@@ -8,9 +8,11 @@ describe('configuration: TIMESERIES, KAIROSDB_URL, KAIROSDB_TIMEOUT_MS', () => {
 
   it('selects KairosDB with its URL and a 10 s request deadline by default', () => {
     expect(loadConfig({ TIMESERIES: 'kairosdb', KAIROSDB_URL: 'http://127.0.0.1:28080' }).timeseries)
-      .to.deep.equal({ kind: 'kairosdb', url: 'http://127.0.0.1:28080', timeoutMs: 10_000 });
+      .to.deep.equal({ kind: 'kairosdb', url: 'http://127.0.0.1:28080', timeoutMs: 10_000, writeHoldMs: 5000 });
     expect(loadConfig({ TIMESERIES: 'kairosdb', KAIROSDB_URL: 'https://tsdb.example', KAIROSDB_TIMEOUT_MS: '2500' }).timeseries)
       .to.deep.include({ timeoutMs: 2500 });
+    expect(loadConfig({ TIMESERIES: 'kairosdb', KAIROSDB_URL: 'http://127.0.0.1:28080', KAIROSDB_WRITE_HOLD_MS: '0' }).timeseries)
+      .to.deep.include({ writeHoldMs: 0 });
   });
 
   it('refuses kairosdb without a URL, a URL that is not http(s), and unknown backends', () => {

@@ -5,6 +5,7 @@ import { Point } from '../../timeseries/point';
 import { PointWriter } from '../../timeseries/port';
 import { assertValidPoints, InvalidPointError } from '../../timeseries/validate-points';
 import { errorsOf, KairosDbClient, unavailable } from './kairosdb-client';
+import { WriteHold } from './kairosdb-write-hold';
 
 const gzipAsync = promisify(gzip);
 
@@ -18,8 +19,9 @@ interface MetricBody {
 
 /**
  * Points into KairosDB: `POST /api/v1/datapoints`, one gzip body (`Content-Type: application/gzip`, reference §2.7)
- * per call, one metric object per series. KairosDB answers 204 once the points are in its on-disk queue; they become
- * readable about a second later (infra/README.md).
+ * per call, one metric object per series. KairosDB answers 204 once the points are in its write queue; they become
+ * readable, and are in Cassandra, about a second later (infra/README.md): `hold` keeps them meanwhile, to write them
+ * again if KairosDB restarts without its queue.
  *
  * - Every point goes as a double (`"type": "double"`), as the embedded store keeps them: KairosDB infers long or
  *   double from each value's text and keeps them in separate series (§2.3, §2.4), so `20` then `20.5` at one
@@ -31,7 +33,20 @@ interface MetricBody {
  *   themselves, which no retry cures: InvalidPointError, which the relay logs and drops (validation here makes it a
  *   bug of ours).
  */
-export function createKairosDbPointWriter(client: KairosDbClient, logger: Logger): PointWriter {
+export function createKairosDbPointWriter(client: KairosDbClient, logger: Logger, hold?: WriteHold): PointWriter {
+  const send = pointPoster(client, logger);
+  return {
+    async writePoints(points: readonly Point[]) {
+      assertValidPoints(points);
+      if (points.length === 0) return;
+      // Held after KairosDB's 204 until it has had them long enough to be in Cassandra (kairosdb-write-hold.ts).
+      await (hold ? hold.write(points, () => send(points)) : send(points));
+    },
+  };
+}
+
+/** Posts points to KairosDB as described above, without holding them: also how the hold replays them. */
+export function pointPoster(client: KairosDbClient, logger: Logger): (points: readonly Point[]) => Promise<void> {
   async function post(bodies: MetricBody[]): Promise<void> {
     const body = await gzipAsync(JSON.stringify(bodies));
     const res = await client.request('POST', '/datapoints', { data: body, headers: { 'content-type': 'application/gzip' } });
@@ -40,14 +55,10 @@ export function createKairosDbPointWriter(client: KairosDbClient, logger: Logger
     logger.warn({ status: res.status, body: res.data }, 'KairosDB refused a write');
     throw unavailable(`KairosDB answered ${res.status} to a write`);
   }
-  return {
-    async writePoints(points: readonly Point[]) {
-      assertValidPoints(points);
-      if (points.length === 0) return;
-      const chunks = chunksOf(metricBodies(points), POST_POINTS);
-      // A few POSTs at a time: KairosDB parses and queues each request on a thread of its own.
-      for (let i = 0; i < chunks.length; i += PARALLEL_POSTS) await Promise.all(chunks.slice(i, i + PARALLEL_POSTS).map(post));
-    },
+  return async (points) => {
+    const chunks = chunksOf(metricBodies(points), POST_POINTS);
+    // A few POSTs at a time: KairosDB parses and queues each request on a thread of its own.
+    for (let i = 0; i < chunks.length; i += PARALLEL_POSTS) await Promise.all(chunks.slice(i, i + PARALLEL_POSTS).map(post));
   };
 }
 

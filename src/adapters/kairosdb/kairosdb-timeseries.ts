@@ -3,9 +3,10 @@ import { HistoryEraser, PointWriter, TimeSeriesQueries } from '../../timeseries/
 import { ScriptSandbox } from '../../timeseries/query';
 import { createKairosDbClient, KairosDbOptions } from './kairosdb-client';
 import { createKairosDbEraser } from './kairosdb-eraser';
-import { createKairosDbPointWriter } from './kairosdb-point-writer';
+import { createKairosDbPointWriter, pointPoster } from './kairosdb-point-writer';
 import { createKairosDbQueries } from './kairosdb-queries';
 import { kairosDbReadinessCheck } from './kairosdb-readiness';
+import { createWriteHold, DEFAULT_WRITE_HOLD_MS } from './kairosdb-write-hold';
 
 export interface KairosDbTimeSeries {
   readonly writer: PointWriter;
@@ -17,14 +18,22 @@ export interface KairosDbTimeSeries {
   close(): void;
 }
 
-/** Points and queries in a KairosDB server (TIMESERIES=kairosdb), over one keep-alive HTTP client. */
-export function createKairosDbTimeSeries(options: KairosDbOptions): KairosDbTimeSeries {
+/**
+ * Points and queries in a KairosDB server (TIMESERIES=kairosdb), over one keep-alive HTTP client. The writer holds what
+ * KairosDB acknowledged for `writeHoldMs` (KAIROSDB_WRITE_HOLD_MS), and the eraser waits for it (kairosdb-write-hold.ts).
+ */
+export function createKairosDbTimeSeries(options: KairosDbOptions & { readonly writeHoldMs?: number }): KairosDbTimeSeries {
+  const { logger, timeoutMs, writeHoldMs = DEFAULT_WRITE_HOLD_MS } = options;
   const client = createKairosDbClient(options);
+  const hold = createWriteHold({ client, logger, holdMs: writeHoldMs, timeoutMs, replay: pointPoster(client, logger) });
   return {
-    writer: createKairosDbPointWriter(client, options.logger),
-    queries: ({ writer, sandbox }) => createKairosDbQueries({ client, logger: options.logger, writer, sandbox }),
-    eraser: createKairosDbEraser(client, options.logger),
+    writer: createKairosDbPointWriter(client, logger, hold),
+    queries: ({ writer, sandbox }) => createKairosDbQueries({ client, logger, writer, sandbox }),
+    eraser: createKairosDbEraser(client, logger, hold),
     readiness: kairosDbReadinessCheck(client),
-    close: () => client.close(),
+    close: () => {
+      hold.close();
+      client.close();
+    },
   };
 }
