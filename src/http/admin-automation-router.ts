@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { closed, ScopeId } from '../core/codecs';
+import { AppError } from '../core/errors';
 import { decodeOrThrow } from '../core/decode-errors';
 import { Registry } from '../devices/service';
 import { requireProject, requireProjectOf } from '../operators/access';
@@ -49,7 +50,19 @@ export function adminAutomationRouter({ adminAuth, schemas, quotas, triggers, re
 
   const schemaRoutes = (path: string, ownerOf: (ctx: Context) => Promise<SchemaOwner>) => {
     router.get(path, async (ctx) => {
-      ctx.body = await schemas.getSchema(await ownerOf(ctx));
+      const owner = await ownerOf(ctx);
+      // `?optional=true`: no schema is a 204, not a 404 (the console reads the schema of every device it opens, and
+      // most have none; a 404 is a console error in the browser, issue 24 §4). API clients keep the 404 by default.
+      if (ctx.query.optional === 'true') {
+        const schema = await schemas.getSchema(owner).catch((err: unknown) => {
+          if (err instanceof AppError && err.code === 'SCHEMA_NOT_FOUND') return undefined;
+          throw err;
+        });
+        if (schema === undefined) ctx.status = 204;
+        else ctx.body = schema;
+        return;
+      }
+      ctx.body = await schemas.getSchema(owner);
     });
     router.put(path, async (ctx) => {
       const owner = await ownerOf(ctx);

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { AppError } from '../core/errors';
 import { openApiDocument } from './openapi/document';
 import { setPageHeaders } from './page-headers';
-import { TRIAL_INIT_SCRIPT, TRIAL_PAGE } from './trial-page';
+import { trialDocument } from './trial-document';
+import { TRIAL_DOCUMENT_PATH, TRIAL_INIT_SCRIPT, TRIAL_PAGE } from './trial-page';
 
 /**
  * The explorer's files, served from the installed swagger-ui-dist package (no CDN: the service must work offline).
@@ -22,10 +23,15 @@ const ASSET_MAX_AGE_S = 86_400;
 
 const swaggerUiDir = () => dirname(require.resolve('swagger-ui-dist/package.json'));
 
-/** GET /openapi.json (the document of the whole API) and the trial explorer at /trial (issue 6 §1). */
+/**
+ * GET /openapi.json (the document of the whole API) and the trial explorer at /trial (issue 6 §1), which shows the
+ * same document without the alias paths (trial-document.ts, issue 24 §4).
+ */
 export function docsRouter(): Router {
   const router = new Router();
-  const document = JSON.stringify(openApiDocument());
+  const full = openApiDocument();
+  const document = JSON.stringify(full);
+  const explorerDocument = JSON.stringify(trialDocument(full));
   const dir = swaggerUiDir();
 
   router.get('/openapi.json', (ctx) => {
@@ -49,6 +55,12 @@ export function docsRouter(): Router {
       ctx.set('Cache-Control', 'no-cache');
       ctx.type = 'text/javascript; charset=utf-8';
       ctx.body = TRIAL_INIT_SCRIPT;
+      return;
+    }
+    if (`/trial/${file}` === TRIAL_DOCUMENT_PATH) {
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.type = 'application/json';
+      ctx.body = explorerDocument;
       return;
     }
     const type = Object.hasOwn(SWAGGER_UI_FILES, file) ? SWAGGER_UI_FILES[file] : undefined;

@@ -1,9 +1,14 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { version } from '../../package.json';
 import { AppError } from '../core/errors';
+import { ReadinessCheck } from '../health/port';
+import { checkReadiness } from '../health/readiness';
+import { renderLandingPage, ServiceFacts } from './pages/landing-page';
+import { readDocs, renderDocs, renderDocsIndex } from './pages/markdown-docs';
+import { PAGES_CSS_PATH } from './pages/page-layout';
+import { PAGES_CSS } from './pages/pages-css';
+import { setPageHeaders } from './page-headers';
 
 /** Where the first hour starts (issue 13 §3): the page every other link hangs from. */
 export const LANDING_LINKS = {
@@ -15,89 +20,89 @@ export const LANDING_LINKS = {
   dataStore: '/v2/feed/api/v1',
   health: '/healthz',
   readiness: '/readyz',
+  metrics: '/metrics',
 } as const;
 
-/** The landing page and the docs index are plain HTML: no script, no style, nothing from elsewhere. */
-const PAGE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-function page(title: string, body: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1"></head>\n<body>\n${body}\n</body></html>\n`;
+/** Every field is optional: the page shows what it is given (createApp passes its deps). */
+export interface LandingRouterDeps {
+  /** The checks /readyz runs (ops-router.ts); the page shows their outcome. */
+  readiness?: readonly ReadinessCheck[];
+  /** Only whether it is set: the page says /metrics needs it. */
+  metricsToken?: string;
+  /** The port devices connect to over MQTT, once the broker listens. */
+  mqttPort?: () => number;
+  /** Node id, store, time-series engine and every listener, from the composition root. */
+  serviceFacts?: () => ServiceFacts | undefined;
 }
 
-/**
- * The reference in Markdown: README.md and docs/*.md, found by walking up from here (src when run with tsx, dist when
- * built; the Dockerfile copies both beside dist). Read once at start; no other file is ever served.
- */
-function readDocs(from = __dirname): Map<string, string> {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'docs', 'data-store.md')) && existsSync(join(dir, 'README.md'))) {
-      const files = new Map([['README.md', readFileSync(join(dir, 'README.md'), 'utf8')]]);
-      for (const name of readdirSync(join(dir, 'docs')).filter((n) => n.endsWith('.md')).sort()) {
-        files.set(name, readFileSync(join(dir, 'docs', name), 'utf8'));
-      }
-      return files;
-    }
-    if (dirname(dir) === dir) return new Map();
-  }
-}
+/** The pages' stylesheet changes only with a new release: browsers keep it an hour. */
+const STYLESHEET_MAX_AGE_S = 3600;
 
-const firstHeading = (markdown: string) => /^#\s+(.+)$/m.exec(markdown)?.[1] ?? '';
-
-const LANDING_HTML = page('openpie', [
-  '<h1>openpie</h1>',
-  '<p>A NETPIE-2020-compatible device messaging, shadow and time-series service.</p>',
-  '<ul>',
-  '<li><a href="/console">Web console</a>: devices, shadows, history, group messages (log in with the admin token)</li>',
-  '<li><a href="/trial">Trial explorer</a>: try every call of the HTTP API</li>',
-  '<li><a href="/openapi.json">OpenAPI document</a> of the HTTP API</li>',
-  '<li><a href="/docs/">Documentation</a>: the README and the reference</li>',
-  '<li><a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a></li>',
-  '</ul>',
-  '<p>Device API: <code>/v2/device</code>. Data store (KairosDB format): <code>/v2/feed/api/v1</code>. Admin API: <code>/v2/admin</code>.</p>',
-].join('\n'));
-
-const html = (ctx: Context, body: string) => {
-  ctx.set('Content-Security-Policy', PAGE_CSP);
-  ctx.set('X-Content-Type-Options', 'nosniff');
+const sendHtml = (ctx: Context, body: string) => {
+  setPageHeaders(ctx);
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = body;
 };
 
-/**
- * GET / (HTML for browsers, JSON for API clients: curl sends `Accept: *\/*`) and the docs as text at /docs/.
- */
-export function landingRouter(): Router {
-  const router = new Router();
-  const docs = readDocs();
-  const docsIndex = page('openpie documentation', [
-    '<h1>openpie documentation</h1>',
-    '<ul>',
-    ...[...docs].map(([name, text]) => `<li><a href="/docs/${name}">${name}</a>: ${escapeHtml(firstHeading(text))}</li>`),
-    '</ul>',
-    '<p><a href="/">Back</a></p>',
-  ].join('\n'));
+/** The listeners when the composition does not name them: this request's HTTP port, MQTT, and MQTT over WebSocket on it. */
+function knownListeners(ctx: Context, mqttPort: (() => number) | undefined) {
+  const http = ctx.socket.localPort ?? 0;
+  return [
+    { name: ctx.protocol === 'https' ? 'HTTPS' : 'HTTP', port: http },
+    ...(mqttPort ? [{ name: 'MQTT', port: mqttPort() }] : []),
+    { name: 'MQTT over WebSocket (/mqtt)', port: http },
+  ];
+}
 
-  router.get('/', (ctx) => {
-    if (ctx.accepts('json', 'html') === 'html') {
-      html(ctx, LANDING_HTML);
+/**
+ * GET / (HTML for browsers, JSON for API clients: curl sends `Accept: *\/*`) and the docs at /docs/: each document
+ * as a page for browsers and as its Markdown source for anything else (issue 24 §4).
+ */
+export function landingRouter(deps: LandingRouterDeps = {}): Router {
+  const router = new Router();
+  const docs = renderDocs(readDocs());
+  const docsIndex = renderDocsIndex(docs);
+
+  router.get('/', async (ctx) => {
+    ctx.vary('Accept');
+    if (ctx.accepts('json', 'html') !== 'html') {
+      ctx.body = { service: 'openpie', version, links: LANDING_LINKS };
       return;
     }
-    ctx.body = { service: 'openpie', version, links: LANDING_LINKS };
+    const service = deps.serviceFacts?.();
+    ctx.set('Cache-Control', 'no-cache');
+    sendHtml(ctx, renderLandingPage({
+      version,
+      service,
+      listeners: service?.listeners.length ? service.listeners : knownListeners(ctx, deps.mqttPort),
+      health: await checkReadiness(deps.readiness ?? []),
+      metricsNeedToken: deps.metricsToken !== undefined,
+    }));
   });
 
   // Also answers /docs (the router ignores one trailing slash).
-  router.get('/docs', (ctx) => html(ctx, docsIndex));
+  router.get('/docs', (ctx) => sendHtml(ctx, docsIndex));
 
   router.get('/docs/:file', (ctx) => {
-    const text = docs.get(ctx.params.file);
-    if (text === undefined) throw new AppError('ROUTE_NOT_FOUND', `no document ${ctx.params.file}; the list is at /docs/`);
+    const file = ctx.params.file;
+    if (`/docs/${file}` === PAGES_CSS_PATH) {
+      setPageHeaders(ctx);
+      ctx.set('Cache-Control', `public, max-age=${STYLESHEET_MAX_AGE_S}`);
+      ctx.type = 'text/css; charset=utf-8';
+      ctx.body = PAGES_CSS;
+      return;
+    }
+    const doc = docs.get(file);
+    if (doc === undefined) throw new AppError('ROUTE_NOT_FOUND', `no document ${file}; the list is at /docs/`);
+    ctx.vary('Accept');
+    // A browser asks for HTML first; curl (`*/*`) and scripts get the Markdown source, as before the pages existed.
+    if (ctx.accepts('text/plain', 'html') === 'html') {
+      sendHtml(ctx, doc.html);
+      return;
+    }
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = text;
+    ctx.body = doc.markdown;
   });
 
   return router;

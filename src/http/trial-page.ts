@@ -1,6 +1,7 @@
 /**
- * The trial explorer: Swagger UI (swagger-ui-dist) over /openapi.json. Everything is served by the service itself,
- * with absolute URLs so /trial and /trial/ both work; no inline script, so it runs under the pages' CSP (page-headers.ts).
+ * The trial explorer: Swagger UI (swagger-ui-dist) over the API document with each operation once. Everything is
+ * served by the service itself, with absolute URLs so /trial and /trial/ both work; no inline script, so it runs
+ * under the pages' CSP (page-headers.ts).
  */
 export const TRIAL_PAGE = `<!doctype html>
 <html lang="en">
@@ -22,6 +23,9 @@ export const TRIAL_PAGE = `<!doctype html>
 `;
 
 
+/** The document the explorer shows: /openapi.json with each operation once (trial-document.ts). */
+export const TRIAL_DOCUMENT_PATH = '/trial/openapi.json';
+
 /**
  * Swagger UI's options (swagger-ui docs, "Configuration"): try-it-out open on every call, and no online validator
  * badge (it would call validator.swagger.io). Credentials are kept in the page's memory only (no
@@ -30,7 +34,7 @@ export const TRIAL_PAGE = `<!doctype html>
  */
 export const TRIAL_INIT_SCRIPT = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '/openapi.json',
+    url: '${TRIAL_DOCUMENT_PATH}',
     dom_id: '#swagger-ui',
     deepLinking: true,
     tryItOutEnabled: true,

@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 
 /**
- * Chromium logs every 4xx answer as a console error. Those a test caused on purpose, and the console's read of a
- * schema that a device does not have (404 SCHEMA_NOT_FOUND), are not faults of the page.
+ * Chromium logs every 4xx answer as a console error. Those a test caused on purpose are not faults of the page.
  */
 export const expectedRefusal = (error: string, statuses: readonly number[]) =>
-  new RegExp(`Failed to load resource: the server responded with a status of (${statuses.join('|')})\\b`).test(error) ||
-  /status of 404 .* \S+\/schema$/.test(error);
+  new RegExp(`Failed to load resource: the server responded with a status of (${statuses.join('|')})\\b`).test(error);
 
 /** Debian's chromium package (scripts/ensure-chromium.sh installs it); playwright-core never downloads a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -25,7 +25,7 @@ const QUOTAS = [
  * @property {Record<string, {used: number, limit: number | null}>} quotas
  */
 
-/** `null` for a 404 of `code` (nothing set), the body otherwise. */
+/** `null` for a 404 of `code` (nothing set), `undefined` for a 204, the body otherwise. */
 async function readOptional(/** @type {string} */ path, /** @type {string} */ code, /** @type {AbortSignal} */ signal) {
   try {
     return await admin('GET', path, { signal });
@@ -47,8 +47,10 @@ export function settingsPanel({ deviceid, projectid, signal }) {
   const triggers = h('div', { id: 'device-triggers' }, h('p', { class: 'meta' }, 'Loading…'));
   const quotas = h('div', { id: 'project-quotas' }, h('p', { class: 'meta' }, 'Loading…'));
 
-  readOptional(`${base}/schema`, 'SCHEMA_NOT_FOUND', signal).then((body) => {
-    schema.replaceChildren(body === null
+  // `?optional=true`: a device without a schema of its own, the usual case, is a 204 rather than the API's 404, which
+  // the browser would log as an error on every device page (issue 24 §4).
+  readOptional(`${base}/schema?optional=true`, 'SCHEMA_NOT_FOUND', signal).then((body) => {
+    schema.replaceChildren(body == null
       ? h('p', { id: 'schema-none', class: 'hint' }, 'No schema of its own: its group\'s default applies, if the group has one.')
       : h('pre', { id: 'schema-json', class: 'json', tabindex: 0 }, JSON.stringify(body, null, 2)));
   }, reportError);

@@ -73,13 +73,23 @@ const DELIVERY_EXAMPLE = {
 const hookNameParameter: Parameter = { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' }, example: 'alert' };
 
 /** Schema routes of one owner: a device, or a group's default. */
+/** The console's read of a schema that may not exist: 204 instead of 404 SCHEMA_NOT_FOUND (issue 24 §4). */
+const optionalSchemaParameter: Parameter = {
+  name: 'optional', in: 'query', required: false, schema: { type: 'boolean', default: false },
+  description: '`true`: answer 204 when there is no schema, instead of 404 `SCHEMA_NOT_FOUND`.',
+};
+
 function schemaOperations(kind: 'Device' | 'Group', parameters: Parameter[], notFound: ErrorCode[]) {
   const who = kind === 'Device' ? 'the device\'s own schema' : 'the group\'s default schema (for its devices without one)';
   return {
     get: op(`get${kind}Schema`, {
       summary: `Read ${who}`,
-      parameters,
-      responses: { ...success(200, 'The schema.', 'ShadowSchema', SCHEMA_EXAMPLE), ...errorResponses(ADMIN_AUTH_ERRORS, notFound, ['SCHEMA_NOT_FOUND']) },
+      parameters: [...parameters, optionalSchemaParameter],
+      responses: {
+        ...success(200, 'The schema.', 'ShadowSchema', SCHEMA_EXAMPLE),
+        204: { description: 'With `optional=true`: there is none.' },
+        ...errorResponses(ADMIN_AUTH_ERRORS, notFound, ['SCHEMA_NOT_FOUND']),
+      },
     }),
     put: op(`put${kind}Schema`, {
       summary: `Set ${who}`,

@@ -41,8 +41,12 @@ export function docsPaths(): Paths {
       }),
     },
     '/docs/{file}': {
-      get: op('getDoc', 'One document, as Markdown text', {
-        200: { description: 'The Markdown source.', content: { 'text/plain': { schema: { type: 'string' } } } },
+      get: op('getDoc', 'One document: a page for browsers, its Markdown source for anything else', {
+        200: {
+          description: 'HTML for browsers (`Accept: text/html`), the Markdown source for anything else (curl sends `*/*`). ' +
+            '`pages.css` is the pages\' stylesheet.',
+          content: { 'text/plain': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } },
+        },
         ...errorResponses(['ROUTE_NOT_FOUND']),
       }, {
         parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'data-store.md' }],
@@ -61,11 +65,13 @@ export function docsPaths(): Paths {
     '/trial/{file}': {
       get: op('getTrialAsset', 'Static files of the explorer (swagger-ui-dist)', {
         200: {
-          description: 'The file, cached by the browser (ETag, Cache-Control).',
+          description: 'The file, cached by the browser (ETag, Cache-Control); `openapi.json` is this document with each ' +
+            'operation once, at its `/v2` path (not cached).',
           content: {
             'text/javascript': { schema: { type: 'string' } },
             'text/css': { schema: { type: 'string' } },
             'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+            'application/json': { schema: { type: 'object' } },
           },
         },
         ...errorResponses(['ROUTE_NOT_FOUND']),

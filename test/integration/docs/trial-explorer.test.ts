@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { OpenApiDocument } from '../../helpers/openapi';
 import { Stack, startStack } from '../../helpers/stack';
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
 describe('GET /trial: the trial explorer', () => {
   let stack: Stack;
@@ -21,12 +24,37 @@ describe('GET /trial: the trial explorer', () => {
     });
   }
 
-  it('points the explorer at /openapi.json, without the online validator', async () => {
+  it('points the explorer at its own document, without the online validator', async () => {
     const res = await stack.http('GET', '/trial/trial.js');
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
-    expect(res.text).to.contain("url: '/openapi.json'");
+    expect(res.text).to.contain("url: '/trial/openapi.json'");
     expect(res.text).to.contain('validatorUrl: null');
+  });
+
+  describe('GET /trial/openapi.json: each operation once (issue 24 §4)', () => {
+    const operationsOf = (doc: OpenApiDocument) =>
+      Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => HTTP_METHODS.has(k)).map((m) => `${m.toUpperCase()} ${path}`));
+    const withoutV2 = (operation: string) => operation.replace(' /v2/', ' /');
+
+    it('lists every operation of /openapi.json once, at its /v2 path, and none twice', async () => {
+      const full = operationsOf((await stack.http('GET', '/openapi.json')).body);
+      const shown = operationsOf((await stack.http('GET', '/trial/openapi.json')).body);
+
+      const aliases = full.filter((op) => / \/(device|feed)(\/|$)/.test(op));
+      expect(aliases.length).to.be.greaterThan(15);
+      expect(shown).to.have.length(full.length - aliases.length);
+      expect(new Set(shown.map(withoutV2)).size).to.equal(shown.length);
+      expect(new Set(full.map(withoutV2))).to.deep.equal(new Set(shown.map(withoutV2)));
+      expect(shown).to.include('PUT /v2/device/shadow/data').and.not.include('PUT /device/shadow/data');
+    });
+
+    it('explains the alias bases in one line, and keeps no tag only the aliases used', async () => {
+      const doc = (await stack.http('GET', '/trial/openapi.json')).body;
+
+      expect(doc.info.description.split('\n')[0]).to.match(/`\/device`.*`\/feed`/);
+      expect(doc.tags.map((t: { name: string }) => t.name)).to.not.include('Device API (/device alias)');
+    });
   });
 
   it('serves the bundle and the stylesheet from swagger-ui-dist with their content types', async () => {
