@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ENV_NAMES } from '../../src/config/config';
 
 /**
@@ -93,7 +93,8 @@ function links(page: Page): string[] {
 const isExternal = (target: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(target);
 
 const readme = readPage(join(root, 'README.md'));
-const docs = readdirSync(docsDir)
+/** docs/*.md and the pages of its folders (docs/works-with/). */
+const docs = readdirSync(docsDir, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.md'))
   .sort()
   .map((f) => readPage(join(docsDir, f)));
@@ -165,6 +166,17 @@ describe('the README', () => {
         .filter((t) => !isExternal(t))
         .map((t) => relative(root, resolve(root, decodeURIComponent(t.split('#')[0])))),
     );
-    expect(docs.map((p) => p.name).filter((name) => !linked.has(name))).to.deep.equal([]);
+    // A folder of docs/ (works-with/) is linked by its README.md, which links the folder's pages (next test).
+    const top = docs.map((p) => p.name).filter((name) => dirname(name) === 'docs' || basename(name) === 'README.md');
+    expect(top.filter((name) => !linked.has(name))).to.deep.equal([]);
+  });
+
+  it('links every page of a folder of docs/ from that folder\'s README.md', () => {
+    for (const index of docs.filter((p) => dirname(p.name) !== 'docs' && basename(p.name) === 'README.md')) {
+      const folder = dirname(index.name);
+      const linked = new Set(links(index).filter((t) => !isExternal(t)).map((t) => join(folder, decodeURIComponent(t.split('#')[0]))));
+      const pages = docs.map((p) => p.name).filter((name) => dirname(name) === folder && name !== index.name);
+      expect(pages.filter((name) => !linked.has(name)), folder).to.deep.equal([]);
+    }
   });
 });
