@@ -15,6 +15,8 @@ const CODE_OF_STATUS: Readonly<Record<number, string>> = {
   /** HTTP's body that did not arrive in time is CoAP's Request Entity Incomplete (RFC 7959 §2.9.2). */
   408: '4.08',
   409: '4.09',
+  /** A conditional write whose If-Match / If-None-Match failed (RFC 7252 §5.9.2.8). */
+  412: '4.12',
   413: '4.13',
   415: '4.15',
   429: '4.29',

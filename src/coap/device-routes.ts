@@ -10,6 +10,7 @@ import { ShadowService } from '../shadows/service';
 import { SHADOW_LIMITS } from '../shadows/limits';
 import { shadowReply, shadowWriteReply } from '../shadows/replies';
 import { CHANGED, CONTENT } from './codes';
+import { coapEtagOf } from './shadow-conditions';
 import { CoapCall, CoapHandler, CoapRoute } from './routes';
 
 export interface CoapDeviceRoutesDeps {
@@ -44,24 +45,25 @@ export function coapDeviceRoutes({ messaging, shadowService, push }: CoapDeviceR
       return { code: CHANGED, body: { message: `published to ${published}` } };
     };
 
-  const readShadow: CoapHandler = async ({ caller, query }) => ({
-    code: CONTENT,
-    body: shadowReply(await shadowService.readShadow(caller, query.get('alias'))),
-  });
+  // Replies carry the shadow's rev as ETag; writes take If-Match / If-None-Match (issue 25 §1, docs/coap.md).
+  const readShadow: CoapHandler = async ({ caller, query }) => {
+    const shadow = await shadowService.readShadow(caller, query.get('alias'));
+    return { code: CONTENT, body: shadowReply(shadow), etag: coapEtagOf(shadow.rev) };
+  };
 
   const writeShadow =
     (merged: boolean): CoapHandler =>
     async (call) => {
-      const result = await shadowService.writeShadow(call.caller, call.query.get('alias'), jsonOf(call), merged);
-      return { code: CHANGED, body: shadowWriteReply(result) };
+      const result = await shadowService.writeShadow(call.caller, call.query.get('alias'), jsonOf(call), merged, call.revCondition);
+      return { code: CHANGED, body: shadowWriteReply(result), etag: coapEtagOf(result.shadow.rev) };
     };
 
   const writeBatch =
     (merged: boolean): CoapHandler =>
-    async (call) => ({
-      code: CHANGED,
-      body: await shadowService.writeBatch(call.caller, call.query.get('alias'), jsonOf(call), merged),
-    });
+    async (call) => {
+      const { rev, ...body } = await shadowService.writeBatch(call.caller, call.query.get('alias'), jsonOf(call), merged, call.revCondition);
+      return { code: CHANGED, body, etag: coapEtagOf(rev) };
+    };
 
   const pushed: CoapHandler = async (call) => {
     push.push(call.caller, jsonOf(call));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import { parameters, Server, type CoapPacket, type IncomingMessage } from 'coap';
+import { parameters, Server, type CoapPacket, type IncomingMessage, type OutgoingMessage } from 'coap';
 import { generate } from 'coap-packet';
 import { AppError, toErrorBody } from '../core/errors';
 import { requestTarget } from './routes';
@@ -40,6 +40,17 @@ function blockOf(packet: CoapPacket, name: 'Block1' | 'Block2'): { num: number; 
 
 /** Seconds a client refused for its uploads is told to wait (Max-Age of a 4.29, RFC 8516 §3). */
 const UPLOAD_RETRY_SECONDS = 5;
+
+/**
+ * Sets the reply's ETag and keeps it there: on a reply that goes block-wise, node-coap replaces the ETag with a
+ * 2-byte digest of the bytes (OutgoingMessage.end), which a client would send back in If-Match and which may even
+ * read as some other rev. A shadow's ETag is its rev on every block (docs/coap.md "Conditional writes").
+ */
+export function setKeptEtag(res: OutgoingMessage, etag: Buffer): void {
+  res.setOption('ETag', etag);
+  const setOption = res.setOption.bind(res);
+  res.setOption = (name, values) => (name === 'ETag' ? res : setOption(name, values));
+}
 
 function uploadRefusalError(refusal: UploadRefusal): AppError {
   const why = {

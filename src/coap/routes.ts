@@ -1,5 +1,6 @@
 import { Device } from '../devices/device';
 import { AppError } from '../core/errors';
+import { RevCondition } from '../shadows/condition';
 import { SuccessCode } from './codes';
 
 /** What a CoAP route handler gets: the authenticated caller and the request, already taken apart. */
@@ -12,12 +13,16 @@ export interface CoapCall {
   payload: Buffer;
   /** The Content-Format option as node-coap names it (`application/json`), a number when unregistered, or absent. */
   contentFormat: string | number | undefined;
+  /** The If-Match / If-None-Match options (shadow-conditions.ts); absent without either. */
+  revCondition?: RevCondition;
 }
 
 /** A success: the code and the JSON body. Errors are thrown as AppErrors. */
 export interface CoapReply {
   code: SuccessCode;
   body: unknown;
+  /** The ETag option of the reply: the shadow's revision (shadow-conditions.ts). */
+  etag?: Buffer;
 }
 
 export type CoapHandler = (call: CoapCall) => Promise<CoapReply>;

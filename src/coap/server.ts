@@ -10,8 +10,9 @@ import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { coapCodeOf } from './codes';
 import { coapDeviceRoutes } from './device-routes';
-import { GuardedCoapServer, KeptReply } from './guarded-server';
+import { GuardedCoapServer, KeptReply, setKeptEtag } from './guarded-server';
 import { CoapReply, credentialsOf, handlerOf, matchRoute, parseQuery, requestTarget } from './routes';
+import { coapRevConditionOf } from './shadow-conditions';
 import { CoapUploadLimits } from './unfinished-uploads';
 
 export interface CoapServerDeps {
@@ -43,6 +44,8 @@ interface Outcome extends KeptReply {
   size1?: number;
   /** Max-Age of a 4.29: seconds before the client may try again (RFC 8516 §4). */
   maxAge?: number;
+  /** ETag of a shadow reply: its revision. */
+  etag?: Buffer;
 }
 
 /** The CoAP device API (issue 5 §2, netpie reference §4) over UDP, served by node-coap. */
@@ -98,6 +101,7 @@ export function createCoapServer(deps: CoapServerDeps): CoapServer {
         query,
         payload: req.payload,
         contentFormat: typeof contentFormat === 'string' || typeof contentFormat === 'number' ? contentFormat : undefined,
+        revCondition: coapRevConditionOf(req._packet.options ?? []),
       }));
     const replyBytes = () => (reply ? Buffer.byteLength(JSON.stringify(reply.body)) : 0);
     return admission.metered(caller, req.payload.length, serve, replyBytes);
@@ -111,7 +115,7 @@ export function createCoapServer(deps: CoapServerDeps): CoapServer {
   async function outcomeOf(req: IncomingMessage, segments: string[], queries: string[], log: RequestLog): Promise<Outcome> {
     try {
       const reply = await answer(req, segments, queries);
-      return { code: reply.code, payload: Buffer.from(JSON.stringify(reply.body)) };
+      return { code: reply.code, payload: Buffer.from(JSON.stringify(reply.body)), etag: reply.etag };
     } catch (err) {
       const body = errorBodyOf(err, (internal) => logger.error({ err: internal, ...log }, 'coap request failed'));
       const size1 = body.code === 'PAYLOAD_TOO_LARGE' ? uploadLimitOf(req, segments) : undefined;
@@ -137,6 +141,7 @@ export function createCoapServer(deps: CoapServerDeps): CoapServer {
       res.setOption('Content-Format', 'application/json');
       if (outcome.size1 !== undefined) res.setOption('Size1', outcome.size1);
       if (outcome.maxAge !== undefined) res.setOption('Max-Age', outcome.maxAge);
+      if (outcome.etag !== undefined) setKeptEtag(res, outcome.etag);
       res.end(outcome.payload);
     } catch (err) {
       logger.debug({ err, requestId }, 'coap reply not sent');

@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   /** A REST message header that sets an MQTT 5 property (X-MQTT-*, Content-Type) is malformed or over its limit. */
   INVALID_MESSAGE_PROPERTY: 400,
   INVALID_TIMESTAMP: 400,
+  /** A shadow write's If-Match / If-None-Match (REST) or CoAP option that is not a list of entity tags (issue 25 §1). */
+  INVALID_CONDITION: 400,
   BATCH_TOO_LARGE: 400,
   INVALID_BATCH_ITEM: 400,
   /** Admin: a webhook whose address is loopback, link-local, private or otherwise not public (WEBHOOK_ALLOW_HOSTS). */
@@ -76,6 +78,8 @@ export const ERROR_STATUS = {
   IMPORT_CONFLICT: 409,
   /** A new retained topic in a group that already keeps RETAINED_PER_GROUP_LIMIT of them (docs/mqtt.md "Persistent sessions"). */
   RETAINED_LIMIT: 409,
+  /** A conditional shadow write (If-Match, If-None-Match, a body's `rev`) whose condition failed; nothing applied; `rev` is the shadow's. */
+  REV_MISMATCH: 412,
   PAYLOAD_TOO_LARGE: 413,
   SHADOW_TOO_LARGE: 413,
   /**

@@ -13,6 +13,7 @@ import { ShadowService } from '../shadows/service';
 import { shadowReply, shadowWriteReply } from '../shadows/replies';
 import { readJson } from './body';
 import { SHADOW_LIMITS } from '../shadows/limits';
+import { revConditionOf, setShadowEtag } from './shadow-conditions';
 import { EventStream, openEventStream } from './event-stream';
 
 /** Bytes of a payload shown in the live view; the event says how long the whole payload was. */
@@ -62,15 +63,20 @@ export function adminConsoleRouter({ adminAuth, registry, shadowService, groupTr
   router.get('/devices/:deviceid/shadow', async (ctx) => {
     const device = await registry.getDevice(ctx.params.deviceid);
     requireProject(ctx, device.projectid);
-    ctx.body = { status: 200, ...shadowReply(await shadowService.readShadow(device)) };
+    const shadow = await shadowService.readShadow(device);
+    setShadowEtag(ctx, shadow);
+    ctx.body = { status: 200, ...shadowReply(shadow) };
   });
 
-  // The body and reply of the Device API's shadow write; the shadow service decodes it, as for every transport.
+  // The body, reply and conditions (If-Match, If-None-Match) of the Device API's shadow write; the shadow service
+  // decodes it, as for every transport.
   router.put('/devices/:deviceid/shadow', async (ctx) => {
+    const condition = revConditionOf(ctx);
     const body = await readJson(ctx, SHADOW_LIMITS.maxWriteBodyBytes);
     const device = await registry.getDevice(ctx.params.deviceid);
     requireProject(ctx, device.projectid);
-    const result = await shadowService.writeShadow(device, undefined, body, true);
+    const result = await shadowService.writeShadow(device, undefined, body, true, condition);
+    setShadowEtag(ctx, result.shadow);
     ctx.body = { status: 200, ...shadowWriteReply(result) };
   });
 

@@ -2,8 +2,11 @@ import type { Middleware } from 'koa';
 
 /** Every method of the API; a preflight asks for one, and the answer names them all so browsers may cache it. */
 const METHODS = 'GET, HEAD, PUT, POST, PATCH, DELETE';
-/** Headers a page may read besides the CORS-safelisted ones: the request id of every answer, the wait of a 429. */
-const EXPOSED = 'X-Request-Id, Retry-After';
+/**
+ * Headers a page may read besides the CORS-safelisted ones: the request id of every answer, the wait of a 429, a
+ * shadow's revision to send back in If-Match (docs/device-api.md "Conditional writes").
+ */
+const EXPOSED = 'X-Request-Id, Retry-After, ETag';
 /** How long a browser may keep a preflight's answer (KairosDB says a day too, reference §1). */
 const MAX_AGE_S = 86_400;
 

@@ -15,6 +15,7 @@ import { readJson, readMessage } from './body';
 import { admitDevice, callerOf } from './device-auth';
 import { messagePropertiesOfRequest } from './message-headers';
 import { singleQuery } from './query';
+import { revConditionOf, setShadowEtag } from './shadow-conditions';
 
 export interface DeviceRouterDeps {
   /** The one way in for devices: credentials, rate limit, API-call quota (devices/admission.ts). */
@@ -75,21 +76,29 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
     router.put(`/${kind}/*topic`, publish(kind));
   }
 
+  // Reads and writes carry the shadow's rev as ETag; writes take If-Match / If-None-Match (issue 25 §1).
   router.get('/shadow/data', async (ctx) => {
-    ctx.body = { status: 200, ...shadowReply(await shadowService.readShadow(callerOf(ctx), singleQuery(ctx, 'alias'))) };
+    const shadow = await shadowService.readShadow(callerOf(ctx), singleQuery(ctx, 'alias'));
+    setShadowEtag(ctx, shadow);
+    ctx.body = { status: 200, ...shadowReply(shadow) };
   });
 
   const writeShadow = (merged: boolean) => async (ctx: Context) => {
+    const condition = revConditionOf(ctx);
     const body = await readJson(ctx, SHADOW_LIMITS.maxWriteBodyBytes);
-    const result = await shadowService.writeShadow(callerOf(ctx), singleQuery(ctx, 'alias'), body, merged);
+    const result = await shadowService.writeShadow(callerOf(ctx), singleQuery(ctx, 'alias'), body, merged, condition);
+    setShadowEtag(ctx, result.shadow);
     ctx.body = { status: 200, ...shadowWriteReply(result) };
   };
   router.put('/shadow/data', writeShadow(true));
   router.post('/shadow/data', writeShadow(false));
 
   const writeBatch = (merged: boolean) => async (ctx: Context) => {
+    const condition = revConditionOf(ctx);
     const body = await readJson(ctx, SHADOW_LIMITS.maxBatchBodyBytes);
-    ctx.body = await shadowService.writeBatch(callerOf(ctx), singleQuery(ctx, 'alias'), body, merged);
+    const { rev, ...reply } = await shadowService.writeBatch(callerOf(ctx), singleQuery(ctx, 'alias'), body, merged, condition);
+    setShadowEtag(ctx, { rev });
+    ctx.body = reply;
   };
   router.put('/shadow/batch', writeBatch(true));
   router.post('/shadow/batch', writeBatch(false));

@@ -49,7 +49,19 @@ export const WriteTime = new t.Type<number, number, unknown>(
   t.identity,
 );
 
-const WriteOptions = { merged: t.boolean, store: t.boolean, trigger: t.boolean };
+/** A revision: a whole number from 0 (a shadow never written) up. */
+export const Rev = new t.Type<number, number, unknown>(
+  'Rev',
+  (u): u is number => typeof u === 'number',
+  (u, c) => (typeof u === 'number' && Number.isSafeInteger(u) && u >= 0 ? t.success(u) : t.failure(u, c, 'expected a whole number from 0 up')),
+  t.identity,
+);
+
+/**
+ * `rev`: write only if the shadow is at this revision (issue 25 §1), as If-Match does on REST; over MQTT, where
+ * there are no headers, the only way to say it. 0 means a shadow never written.
+ */
+const WriteOptions = { merged: t.boolean, store: t.boolean, trigger: t.boolean, rev: Rev };
 
 /** Body of PUT/POST /shadow/data (spec 4.5 and netpie reference §6.3). */
 export const ShadowWriteRequest = closed({ data: ShadowData }, { timestamp: WriteTime, ...WriteOptions });

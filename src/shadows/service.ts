@@ -9,6 +9,7 @@ import { CompiledSchema } from '../schema/apply-schema';
 import { applyOptionalSchema } from '../schema/service';
 import { FieldWarning, warningMembers } from '../schema/warnings';
 import { BatchEnvelope, BatchItem, ShadowWriteRequest } from './codecs';
+import { checkConditions, RevCondition } from './condition';
 import { SHADOW_LIMITS } from './limits';
 import { applyShadowWrite, combineWrites } from './merge';
 import { shadowNotice } from './notices';
@@ -67,6 +68,8 @@ export interface WriteResult {
 }
 
 export interface BatchResult {
+  /** The shadow's rev after the batch: not in NETPIE's reply body, transports give it as an ETag. */
+  rev: number;
   deviceid: string;
   response: {
     ackid?: string | number;
@@ -133,9 +136,12 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
     /**
      * A single write; `defaultMerged` comes from the method (PUT merge, POST overwrite) unless `merged` is given.
      * Costs one shadow operation per started KiB of `data`, plus one expression run per transform evaluated.
+     * `condition`: the transport's If-Match / If-None-Match; with the body's `rev`, checked on the shadow the write
+     * is planned on, so in the same compare-and-set as the write (see conditionsOf). A refused one costs nothing.
      */
-    async writeShadow(caller: Device, alias: string | undefined, body: unknown, defaultMerged: boolean): Promise<WriteResult> {
+    async writeShadow(caller: Device, alias: string | undefined, body: unknown, defaultMerged: boolean, condition?: RevCondition): Promise<WriteResult> {
       const req: ShadowWriteRequest = decodeOrThrow(ShadowWriteRequest, body);
+      const conditions = conditionsOf(condition, req.rev);
       const target = await resolveTarget(caller, alias);
       const at = now();
       const ts = resolveWriteTime(req.timestamp, at, 'INVALID_TIMESTAMP', 'timestamp');
@@ -143,6 +149,7 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
       const schema = await schemaFor?.(target);
       const shadowOps = blocksOf(Buffer.byteLength(JSON.stringify(req.data)), SHADOW_BLOCK);
       const { current, done } = await update(target, at, (current) => {
+        checkConditions(conditions, current);
         const outcome = applyOptionalSchema(schema, req.data, current.data);
         return {
           ...outcome,
@@ -168,10 +175,12 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
      * A batch (spec 4.6): all items are checked before anything is stored, applied in time order, and the shadow
      * ends at the newest item unless even that is older than the shadow. One stored write, so all or nothing. The
      * schema runs for every item as if it were written alone, `$$` being the shadow as the items before left it
-     * (rule 5); triggers see the newest item only (rule 6). Costs one shadow operation (spec section 8).
+     * (rule 5); triggers see the newest item only (rule 6). Costs one shadow operation (spec section 8). Conditions
+     * as writeShadow's, on the shadow before the batch.
      */
-    async writeBatch(caller: Device, alias: string | undefined, body: unknown, defaultMerged: boolean): Promise<BatchResult> {
+    async writeBatch(caller: Device, alias: string | undefined, body: unknown, defaultMerged: boolean, condition?: RevCondition): Promise<BatchResult> {
       const envelope: BatchEnvelope = decodeBatchEnvelope(body);
+      const conditions = conditionsOf(condition, envelope.rev);
       const target = await resolveTarget(caller, alias);
       const at = now();
       const items = envelope.batch
@@ -179,7 +188,8 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
         .sort((a, b) => a.ts - b.ts);
       const merged = envelope.merged ?? defaultMerged;
       const schema = await schemaFor?.(target);
-      const { done } = await update(target, at, (current) => {
+      const { current, done } = await update(target, at, (current) => {
+        checkConditions(conditions, current);
         let data = current.data;
         let timestamp = current.timestamp;
         let applied = 0;
@@ -217,6 +227,7 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
       if (done.newest && envelope.trigger !== false) onUpdated?.(done.newest);
       if (done.next) await notices?.announce(shadowNotice(done.next, done.written, merged, done.warnings));
       return {
+        rev: done.next?.rev ?? current.rev,
         deviceid: target.deviceid,
         response: {
           ...(envelope.ackid !== undefined ? { ackid: envelope.ackid } : {}),
@@ -232,6 +243,15 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
 }
 
 export type ShadowService = ReturnType<typeof createShadowService>;
+
+/**
+ * A write's conditions: the transport's and the body's `rev`, all of which must hold. They are checked in the write's
+ * plan, which the write queue makes on the shadow it then compare-and-sets (write-queue.ts): two writers expecting
+ * one rev can never both succeed, on one node or many.
+ */
+function conditionsOf(condition: RevCondition | undefined, rev: number | undefined): RevCondition[] {
+  return [...(condition ? [condition] : []), ...(rev !== undefined ? [{ match: [rev] }] : [])];
+}
 
 function decodeBatchEnvelope(body: unknown): BatchEnvelope {
   const envelope = decodeOrThrow(BatchEnvelope, body);

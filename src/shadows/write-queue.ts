@@ -2,6 +2,7 @@ import { QuotaGate, Reservation, UsageCharge } from '../quotas/port';
 import { Amounts, monthOf, QUOTA_NAMES } from '../quotas/quota';
 import { Point } from '../timeseries/point';
 import { assertValidPoints } from '../timeseries/validate-points';
+import { isRevMismatch } from './condition';
 import { ShadowStore, StagedWrite } from './port';
 import { emptyShadow, Shadow } from './shadow';
 
@@ -54,6 +55,15 @@ interface Folded {
   readonly held?: Reservation;
 }
 
+/** A fold: the writes to store, and the conditional ones whose condition failed on the shadow they were planned on. */
+interface Fold {
+  readonly folded: Folded[];
+  /** Refused only once the shadow they were refused on is known to be the stored one (see run). */
+  readonly mismatched: { readonly write: Waiting; readonly err: unknown }[];
+  /** Both, in the order they came: the order to plan them in again. */
+  readonly order: Waiting[];
+}
+
 export interface ShadowWriteQueueDeps {
   shadows: ShadowStore;
   quotas?: QuotaGate;
@@ -87,14 +97,27 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
     while (lane.waiting.length > 0) {
       const writes = lane.waiting.splice(0, WRITE_QUEUE_LIMITS.maxFold);
       let base: Shadow;
+      /** The shadow as this node last stored it, which another node may have changed since. */
+      const remembered = lane.known !== undefined;
       try {
         base = lane.known ?? (await shadows.readShadow(lane.target.deviceid)) ?? emptyShadow(lane.target.deviceid);
       } catch (err) {
         writes.forEach((w) => w.reject(err));
         continue;
       }
-      const folded = await fold(lane.target, base, writes);
-      if (folded.length === 0) continue;
+      const { folded, mismatched, order } = await fold(lane.target, base, writes);
+      // A condition that failed on a remembered shadow may have failed on a stale one: such a refusal stands only
+      // once a compare-and-set on the same base succeeds, or on a shadow read from the store (issue 25 §1).
+      const refuse = () => mismatched.forEach((m) => m.write.reject(m.err));
+      const askAgain = () => {
+        lane.known = undefined;
+        lane.waiting.unshift(...mismatched.map((m) => m.write));
+      };
+      if (folded.length === 0) {
+        if (remembered && mismatched.length > 0) askAgain();
+        else refuse();
+        continue;
+      }
       const last = folded[folded.length - 1];
       const stored = last.done.next ?? last.current;
       const commit = {
@@ -112,6 +135,7 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
         lane.known = undefined;
         folded.forEach((f) => f.held?.release());
         folded.forEach((f) => f.write.reject(err));
+        mismatched.forEach((m) => m.write.reject(err));
         continue;
       }
       if (staged.committed) {
@@ -119,6 +143,10 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
         folded.forEach((f) => f.held?.committed());
         // The next fold may build on this one now; these writes are answered once it is on disk.
         lane.known = stored;
+        // Only a commit that stored a shadow compared its rev with the base (a write older than the shadow does not).
+        // The refusals leave with the others' answers, once the rev they name is on disk.
+        if (commit.shadow !== undefined || !remembered) staged.durable.then(refuse, refuse);
+        else askAgain();
         staged.durable.then(
           () => {
             if (folded.some((f) => f.done.points.length > 0)) pointsQueued();
@@ -131,7 +159,7 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
       // Another writer got there first: plan every write of the fold again, in the same order, first in line.
       lane.known = undefined;
       folded.forEach((f) => f.held?.release());
-      const again = folded.map((f) => f.write).filter((w) => {
+      const again = order.filter((w) => {
         if (++w.attempts < WRITE_QUEUE_LIMITS.maxAttempts) return true;
         w.reject(new Error(`shadow ${lane.target.deviceid}: too many concurrent writers`));
         return false;
@@ -144,10 +172,13 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
 
   /**
    * Plans the writes in order, each on the shadow the previous ones leave. One that fails its checks or its quota
-   * is refused and left out. Writes of another month than the first stay for the next fold: a fold carries one charge.
+   * is refused and left out; one whose rev condition fails is left out and set aside (see run). Writes of another
+   * month than the first stay for the next fold: a fold carries one charge.
    */
-  async function fold(target: WriteTarget, base: Shadow, writes: Waiting[]): Promise<Folded[]> {
+  async function fold(target: WriteTarget, base: Shadow, writes: Waiting[]): Promise<Fold> {
     const folded: Folded[] = [];
+    const mismatched: Fold['mismatched'] = [];
+    const order: Waiting[] = [];
     const month = monthOf(writes[0].at);
     let state = base;
     for (let i = 0; i < writes.length; i++) {
@@ -163,13 +194,17 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
         assertValidPoints(done.points);
         held = await quotas?.reserve(target.projectid, done.amounts, write.at);
       } catch (err) {
-        write.reject(err);
+        if (isRevMismatch(err)) {
+          mismatched.push({ write, err });
+          order.push(write);
+        } else write.reject(err);
         continue;
       }
       folded.push({ write, current: state, done, held });
+      order.push(write);
       if (done.next) state = done.next;
     }
-    return folded;
+    return { folded, mismatched, order };
   }
 
   return {

@@ -16,7 +16,7 @@ function appErrorOf(fn: () => unknown): AppError {
 describe('CoAP response codes', () => {
   it('maps each HTTP status of the error table to the CoAP code of the same meaning', () => {
     const expected: Record<number, string> = {
-      400: '4.00', 401: '4.01', 403: '4.03', 404: '4.04', 405: '4.05', 408: '4.08', 409: '4.09',
+      400: '4.00', 401: '4.01', 403: '4.03', 404: '4.04', 405: '4.05', 408: '4.08', 409: '4.09', 412: '4.12',
       413: '4.13', 415: '4.15', 429: '4.29', 500: '5.00', 503: '5.03',
     };
     for (const code of Object.keys(ERROR_STATUS) as ErrorCode[]) {

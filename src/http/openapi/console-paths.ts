@@ -2,6 +2,7 @@ import { ErrorCode } from '../../core/errors';
 import { MESSAGE_LIMITS } from '../../messaging/limits';
 import { PREVIEW_BYTES } from '../admin-console-router';
 import { jsonBody, success } from './content';
+import { CONDITION_ERRORS, conditionHeaders, withEtag } from './shadow-conditions';
 import { errorResponses, JSON_BODY_ERRORS } from './error-responses';
 import { ADMIN_SECURITY, PUBLIC } from './security';
 import { Operation, Parameter, Paths, Schema } from './types';
@@ -58,17 +59,18 @@ export function consolePaths(): Paths {
         summary: 'A device\'s shadow',
         description: 'What the device itself reads with `GET /v2/device/shadow/data`.',
         parameters: [deviceIdParameter],
-        responses: { ...success(200, 'The shadow.', 'Shadow', SHADOW), ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND']) },
+        responses: { ...withEtag(success(200, 'The shadow.', 'Shadow', SHADOW)), ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND']) },
       }),
       put: adminOp('writeDeviceShadow', {
         summary: 'Write a device\'s shadow (merge)',
         description: 'The body and rules of `PUT /v2/device/shadow/data`, as if the device wrote it: a deep merge where ' +
-          '`null` deletes a member (`merged:false` overwrites), points recorded unless `store:false`.',
-        parameters: [deviceIdParameter],
+          '`null` deletes a member (`merged:false` overwrites), points recorded unless `store:false`, conditional with ' +
+          'If-Match / If-None-Match.',
+        parameters: [deviceIdParameter, ...conditionHeaders],
         requestBody: { required: true, content: jsonBody('ShadowWriteRequest', { data: { config: { mode: 'away' }, old: null } }) },
         responses: {
-          ...success(200, 'The whole resulting shadow and whether the write changed it.', 'ShadowWriteReply', { ...SHADOW, rev: 4, applied: true }),
-          ...errorResponses(ADMIN_AUTH_ERRORS, JSON_BODY_ERRORS, ['INVALID_TIMESTAMP', 'DEVICE_NOT_FOUND', 'SHADOW_TOO_LARGE']),
+          ...withEtag(success(200, 'The whole resulting shadow and whether the write changed it.', 'ShadowWriteReply', { ...SHADOW, rev: 4, applied: true })),
+          ...errorResponses(ADMIN_AUTH_ERRORS, JSON_BODY_ERRORS, ['INVALID_TIMESTAMP', 'DEVICE_NOT_FOUND', 'SHADOW_TOO_LARGE'], CONDITION_ERRORS),
         },
       }),
     },

@@ -2,6 +2,7 @@ import { ErrorCode } from '../../core/errors';
 import { DEVICE_API_ERRORS, errorResponses, JSON_BODY_ERRORS } from './error-responses';
 import { DEVICE_SECURITY } from './security';
 import { jsonBody, success } from './content';
+import { CONDITION_ERRORS, conditionHeaders, withEtag } from './shadow-conditions';
 import { Operation, Parameter, Paths, RequestBody } from './types';
 
 const DEVICE_ID = '5d0c6a52-3b1e-4f0a-9d39-2c8f1a7b9e10';
@@ -117,7 +118,7 @@ const messageBody: RequestBody = {
 };
 
 const SHADOW_TARGET_ERRORS: ErrorCode[] = ['INVALID_QUERY', 'OTHER_GROUP', 'ALIAS_NOT_FOUND'];
-const SHADOW_WRITE_ERRORS: ErrorCode[] = [...JSON_BODY_ERRORS, ...SHADOW_TARGET_ERRORS, 'SHADOW_TOO_LARGE'];
+const SHADOW_WRITE_ERRORS: ErrorCode[] = [...JSON_BODY_ERRORS, ...SHADOW_TARGET_ERRORS, 'SHADOW_TOO_LARGE', ...CONDITION_ERRORS];
 /**
  * BACKEND_UNAVAILABLE: with BACKBONE_URL, while the MQTT backbone is down (docs/production.md "Production backends: MQTT
  * backbone"), or while the session store does not answer.
@@ -176,11 +177,12 @@ export function devicePaths(prefix: string): Paths {
       ' `merged` in the body beats the method. A write older than the shadow\'s `timestamp` is not applied. ' +
       'Numbers and booleans of the write are recorded as time-series points unless `store` is `false`. A device ' +
       'schema converts, checks and computes fields; what it converted or dropped is listed in `warnings`. An applied ' +
-      'write runs the device\'s SHADOW.UPDATED triggers unless `trigger` is `false`.',
-    parameters: [aliasParameter],
+      'write runs the device\'s SHADOW.UPDATED triggers unless `trigger` is `false`. If-Match / If-None-Match (or ' +
+      '`rev` in the body) make the write conditional on the shadow\'s revision.',
+    parameters: [aliasParameter, ...conditionHeaders],
     requestBody: { required: true, content: jsonBody('ShadowWriteRequest', shadowWriteExample) },
     responses: {
-      ...success(200, 'The whole resulting shadow.', 'ShadowWriteReply', shadowReplyExample),
+      ...withEtag(success(200, 'The whole resulting shadow.', 'ShadowWriteReply', shadowReplyExample)),
       ...errorResponses(DEVICE_API_ERRORS, SHADOW_WRITE_ERRORS, ['INVALID_TIMESTAMP']),
     },
   });
@@ -191,11 +193,11 @@ export function devicePaths(prefix: string): Paths {
       '(`INVALID_BATCH_ITEM` with its `index`). More than 100 items: 400 `BATCH_TOO_LARGE` with NETPIE\'s ' +
       '`errcode: 429` body (spec 8). Every item\'s numbers are recorded as points at its `ts`. The schema runs for ' +
       'every item (warnings name it by `index`); triggers run once, for the newest item; the batch is one shadow ' +
-      'operation of the quota.',
-    parameters: [aliasParameter],
+      'operation of the quota. If-Match / If-None-Match (or `rev` in the body) are checked on the shadow before the batch.',
+    parameters: [aliasParameter, ...conditionHeaders],
     requestBody: { required: true, content: jsonBody('BatchRequest', batchExample) },
     responses: {
-      ...success(200, 'How many items changed the shadow.', 'BatchReply', batchReplyExample),
+      ...withEtag(success(200, 'How many items changed the shadow.', 'BatchReply', batchReplyExample)),
       ...errorResponses(DEVICE_API_ERRORS, SHADOW_WRITE_ERRORS, ['BATCH_TOO_LARGE', 'INVALID_BATCH_ITEM']),
     },
   });
@@ -232,12 +234,12 @@ export function devicePaths(prefix: string): Paths {
     [`${prefix}/shadow/data`]: {
       get: op('getShadow', {
         summary: 'Read the shadow',
-        description: 'A shadow never written reads as `{"data":{},"rev":0,"modified":0,"timestamp":0}`.',
+        description: 'A shadow never written reads as `{"data":{},"rev":0,"modified":0,"timestamp":0}` (ETag `"0"`).',
         parameters: [aliasParameter],
         responses: {
-          ...success(200, 'The shadow.', 'Shadow', {
+          ...withEtag(success(200, 'The shadow.', 'Shadow', {
             status: 200, deviceid: DEVICE_ID, data: { temp: 21.5 }, rev: 3, modified: 1700000000123, timestamp: 1700000000100,
-          }),
+          })),
           ...errorResponses(DEVICE_API_ERRORS, SHADOW_TARGET_ERRORS),
         },
       }),

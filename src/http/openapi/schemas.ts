@@ -43,6 +43,12 @@ const WriteOptions = {
   merged: { type: 'boolean', description: 'Beats the method: `true` merges, `false` overwrites.' },
   store: { type: 'boolean', description: '`false` records no time-series points for this write.' },
   trigger: { type: 'boolean', description: '`false`: this write runs no triggers.' },
+  rev: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Write only if the shadow is at this revision (0: never written), as If-Match does; else 412 ' +
+      '`REV_MISMATCH` and nothing applied. Over MQTT, the only way to make a write conditional.',
+  },
 };
 const ShadowMembers = {
   deviceid: { type: 'string', format: 'uuid' },

@@ -32,7 +32,7 @@ describe('CORS (CORS_ORIGINS)', () => {
       expect(res.headers.get('vary')).to.include('Origin');
     });
 
-    it('marks answers to an allowed origin, errors included, and exposes the request id', async () => {
+    it('marks answers to an allowed origin, errors included, and exposes the request id and a shadow\'s ETag', async () => {
       const ok = await stack.http('POST', QUERY, {
         headers: { origin: 'https://dash.example', authorization: device.auth },
         body: { start_relative: { value: 1, unit: 'hours' }, metrics: [{ name: device.deviceid }] },
@@ -41,7 +41,7 @@ describe('CORS (CORS_ORIGINS)', () => {
 
       expect(ok.status).to.equal(200);
       expect(ok.headers.get('access-control-allow-origin')).to.equal('https://dash.example');
-      expect(ok.headers.get('access-control-expose-headers')).to.include('X-Request-Id');
+      expect(ok.headers.get('access-control-expose-headers')).to.include('X-Request-Id').and.include('ETag');
       expect(refused.status).to.equal(401);
       expect(refused.headers.get('access-control-allow-origin')).to.equal(GRAFANA);
     });
