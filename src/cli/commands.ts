@@ -26,6 +26,8 @@ export const USAGE = `usage: openpie <command> [options]
   devices rotate-token <deviceid>     (a new token, printed this once: a lost one is never shown again)
   devices rotate-secret <deviceid>    (a new secret, the same way)
   devices delete <deviceid>
+  devices connections <deviceid>      (live MQTT connections and recent connects, disconnects, refusals, on every node)
+  devices kick <deviceid> [--reason R] (closes its MQTT sessions on every node; it may connect again)
   migrations show
   migrations complete                 (once every node runs this release: credentials left in plaintext become digests)
   tokens issue --project P [--ttl SECONDS] [--scope read|write]
@@ -90,6 +92,7 @@ const OPTIONS = {
   actor: { type: 'string' },
   name: { type: 'string' },
   groups: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
 
 /** The quotas of `quotas set`, by option. */
@@ -233,6 +236,10 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       return { method: 'POST', path: '/v2/admin/migrations/credential-digests' };
     case 'devices delete':
       return { method: 'DELETE', path: needId() };
+    case 'devices connections':
+      return { method: 'GET', path: `${needId()}/connections` };
+    case 'devices kick':
+      return { method: 'POST', path: `${needId()}/kick`, body: defined({ reason: v.reason }) };
     case 'tokens issue':
       return {
         method: 'POST',

@@ -50,6 +50,9 @@ import { createQuickJsSandbox } from '../timeseries/sandbox/quickjs-sandbox';
 import { createDataStore } from '../timeseries/service';
 import { cachedRevokedTokens } from '../tokens/cached-revoked-tokens';
 import { createUserTokens } from '../tokens/user-tokens';
+import { createConnectionLog } from '../connections/connection-log';
+import { createConnectionInspector } from '../connections/inspector';
+import { CONNECTION_LOG_LIMITS } from '../connections/limits';
 import { createAutomation } from './automation';
 import { openSessionBackend } from './session-backend';
 import { openStoreBackend } from './store-backend';
@@ -229,6 +232,8 @@ export async function composeService(config: Config, logger: Logger, options: Se
   });
   // SESSION_STORE: MQTT sessions and retained messages in SQLite (DATA_DIR) or Redis (shared by the cluster).
   const sessionBackend = openSessionBackend(config);
+  // The connection inspector's history: each node its own, in memory (connections/limits.ts).
+  const connectionLog = createConnectionLog({ nodeId: config.nodeId, limits: CONNECTION_LOG_LIMITS, now });
   const broker = await createAedesBroker({
     devices,
     presence,
@@ -240,6 +245,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
     shares: backbone?.shares,
     sessions: { ...sessionBackend, settings: config.sessions },
     nodeId: config.nodeId,
+    connectionLog,
     metrics,
   });
   // Wills of connections a crash cut, before devices can connect again (with a backbone: once it is up, see upkeep).
@@ -258,6 +264,13 @@ export async function composeService(config: Config, logger: Logger, options: Se
     now,
   });
   const messaging = createMessagingService({ bus: broker.messages });
+  const connections = createConnectionInspector({
+    log: connectionLog,
+    live: broker.connections,
+    gathering: backbone?.connections,
+    sessions: cluster.sessions,
+    limits: CONNECTION_LOG_LIMITS,
+  });
   const userTokens = await createUserTokens({
     keys: countBackendErrors(store.name, store.automation.signingKeys, metrics),
     changes,
@@ -296,6 +309,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
     presence,
     registry,
     messaging,
+    connections,
     groupTraffic: createGroupTraffic({ bus: broker.messages, watch: createAedesMessageWatch(broker.aedes), now }),
     shadowService,
     push,

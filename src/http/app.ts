@@ -5,6 +5,7 @@ import { Presence } from '../devices/presence';
 import { Registry } from '../devices/service';
 import { AppError } from '../core/errors';
 import { adminApplicationsRouter } from './admin-applications-router';
+import { adminConnectionsRouter } from './admin-connections-router';
 import { adminAutomationRouter, AdminAutomationRouterDeps } from './admin-automation-router';
 import { adminConsoleRouter } from './admin-console-router';
 import { adminRouter } from './admin-router';
@@ -28,6 +29,7 @@ import { adminAuth } from './admin-auth';
 import { adminAccess } from './admin-access';
 import { adminOperatorsRouter } from './admin-operators-router';
 import { Applications } from '../applications/service';
+import { ConnectionInspector } from '../connections/inspector';
 import { AuditLog } from '../operators/port';
 import { Operators } from '../operators/service';
 import { ShadowService } from '../shadows/service';
@@ -53,6 +55,8 @@ export interface AppDeps
   presence: Presence;
   registry: Registry;
   messaging: MessagingService;
+  /** The connection inspector (connections/): a device's live connections and history, across the nodes. */
+  connections: ConnectionInspector;
   /** A group's `@msg` traffic for the web console. */
   groupTraffic: GroupTraffic;
   shadowService: ShadowService;
@@ -98,6 +102,7 @@ export function createApp(deps: AppDeps): Koa {
     adminAutomationRouter(admin),
     adminOperatorsRouter(admin),
     adminApplicationsRouter(admin),
+    adminConnectionsRouter(admin),
     dataStoreRouter('/v2/feed', dataStore),
     dataStoreRouter('/feed', dataStore),
     docsRouter(),

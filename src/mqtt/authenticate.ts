@@ -1,9 +1,8 @@
 import { AuthenticateError } from 'aedes';
 import type { Aedes, Client } from 'aedes';
-import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import { AppError } from '../core/errors';
 import { assignClientId } from './aedes2-patches';
+import { sourceOf } from './connection-source';
 import { isApplicationLogin } from './flow-channel/flow-channel';
 import { HookContext } from './hook-context';
 import { REASON } from './v5/reason-codes';
@@ -33,8 +32,9 @@ const SERVER_UNAVAILABLE = 3;
 export function authenticateHook(ctx: HookContext): Aedes['authenticate'] {
   const { admission, logger, scopes, withoutClientId, apps } = ctx;
   return (client, username, password, done) => {
-    const refuse = (why: string, returnCode = NOT_AUTHORIZED, reasonCode: number = REASON.NOT_AUTHORIZED) => {
+    const refuse = (why: string, returnCode = NOT_AUTHORIZED, reasonCode: number = REASON.NOT_AUTHORIZED, code?: string) => {
       logger.info({ deviceid: client.id, why }, 'mqtt connection refused');
+      ctx.connections.refused(client, why, code);
       if (client.version === 5) return refuseConnect(client, reasonCode, why, done);
       const err = new Error(why) as AuthenticateError;
       err.returnCode = returnCode;
@@ -74,22 +74,16 @@ export function authenticateHook(ctx: HookContext): Aedes['authenticate'] {
     }
 
     function refused(err: unknown) {
-      if (err instanceof AppError && err.code === 'QUOTA_EXCEEDED') return refuse(err.message, SERVER_UNAVAILABLE, REASON.QUOTA_EXCEEDED);
+      if (err instanceof AppError && err.code === 'QUOTA_EXCEEDED') return refuse(err.message, SERVER_UNAVAILABLE, REASON.QUOTA_EXCEEDED, err.code);
       // Guessing throttled: "try later" in both versions; MQTT 5 names it [MQTT-3.2.2-8] (0x9F Connection rate exceeded).
-      if (err instanceof AppError && err.code === 'TOO_MANY_FAILURES') return refuse(err.message, SERVER_UNAVAILABLE, REASON.CONNECTION_RATE_EXCEEDED);
+      if (err instanceof AppError && err.code === 'TOO_MANY_FAILURES') return refuse(err.message, SERVER_UNAVAILABLE, REASON.CONNECTION_RATE_EXCEEDED, err.code);
       // A refused device or application (unknown, wrong token or secret, disabled) is not authorized; a registry or
       // quota store that cannot answer (Cassandra unreachable) is return code 3, "Server unavailable" (MQTT 3.1.1
       // §3.2.2.3), so the client retries later.
-      if (err instanceof AppError && err.status < 500) return refuse(err.message, NOT_AUTHORIZED, connackReasonFor(err.code));
+      if (err instanceof AppError && err.status < 500) return refuse(err.message, NOT_AUTHORIZED, connackReasonFor(err.code), err.code);
       // The details of a 5xx stay in the log (core/errors.ts, `expose`); the device hears only that it may retry.
       logger.warn({ deviceid: client.id, err }, 'mqtt connection refused: the registry or quota store did not answer');
-      refuse('the device registry is unavailable; try again later', SERVER_UNAVAILABLE, REASON.SERVER_UNAVAILABLE);
+      refuse('the device registry is unavailable; try again later', SERVER_UNAVAILABLE, REASON.SERVER_UNAVAILABLE, 'BACKEND_UNAVAILABLE');
     }
   };
-}
-
-/** The address a connection comes from: its socket's, or for MQTT over WebSocket the upgraded request's. */
-function sourceOf(client: Client): string {
-  const socket = client.conn as Partial<Socket>;
-  return socket.remoteAddress ?? (client.req as IncomingMessage | undefined)?.socket.remoteAddress ?? 'unknown';
 }

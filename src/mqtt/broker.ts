@@ -1,5 +1,6 @@
 import { Aedes, Client } from 'aedes';
 import { randomUUID } from 'node:crypto';
+import { LiveConnections } from '../connections/port';
 import { AppError } from '../core/errors';
 import { Device } from '../devices/device';
 import { SessionControl } from '../devices/port';
@@ -11,6 +12,7 @@ import { authenticateHook } from './authenticate';
 import { authorizeForwardHook } from './authorize-forward';
 import { authorizePublishHook } from './authorize-publish';
 import { authorizeSubscribeHook } from './authorize-subscribe';
+import { createConnectionInspection } from './connection-inspection';
 import { AedesBrokerDeps, HookContext } from './hook-context';
 import { guardedPersistence } from './guarded-persistence';
 import { createMessagePipeline } from './message-pipeline';
@@ -36,6 +38,8 @@ export interface AedesBroker {
    */
   messages: MessageBus;
   sessions: SessionControl;
+  /** This node's live device connections, for the connection inspector (connection-inspection.ts). */
+  connections: LiveConnections;
   /** Delivers a message another node accepted (the backbone calls it). */
   deliver(message: RelayedMessage): Promise<void>;
   /** Closes every session whose device was deleted, disabled, banned, moved or given a new token since it connected. */
@@ -92,11 +96,13 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
       rewriteFilters(client, filtersOf);
       mqtt5.connecting(client, packet);
       resume.connecting(client, packet);
+      connections.connecting(client, packet);
       done(null, true);
     },
   });
   mqtt5.attach(aedes);
   resume.attach(aedes);
+  const connections = createConnectionInspection({ aedes, scopes, store, log: deps.connectionLog, now: Date.now });
   // aedes emits what it cannot pin on one client on itself (a session it could not wipe, an enqueue that failed); an
   // EventEmitter's 'error' with no listener throws, which would end the process. The store call is counted already.
   (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => logger.warn({ err: err.message }, 'mqtt broker error'));
@@ -130,6 +136,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     pipeline,
     store,
     publishesInFlight: new Set(),
+    connections,
   };
   aedes.authenticate = authenticateHook(ctx);
   aedes.authorizePublish = mqtt5.guardPublish(authorizePublishHook(ctx));
@@ -175,7 +182,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   });
   aedes.on('clientError', (client, err) => logger.debug({ deviceid: client.id, err: err.message }, 'mqtt client error'));
 
-  const control = createBrokerSessions(aedes, scopes, { apps, open: applicationClients }, deps.devices, logger);
+  const control = createBrokerSessions(aedes, scopes, { apps, open: applicationClients }, deps.devices, logger, connections);
   return {
     aedes,
     bus: bus,
@@ -190,6 +197,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     deliver: (message) => (aedes.closed ? Promise.resolve() : pipeline.deliverRelayed(message)),
     recheckSessions: control.recheckSessions,
     sessions: { disconnectDevice: control.disconnectDevice },
+    connections: { connectionsOf: connections.connectionsOf },
     upkeep,
     nodeLeft: upkeep.nodeLeft,
     nodeBack: upkeep.nodeBack,

@@ -1,5 +1,6 @@
 import type { Client } from 'aedes';
 import type { Logger } from 'pino';
+import { ConnectionLog } from '../connections/connection-log';
 import { Admission } from '../devices/admission';
 import { Device } from '../devices/device';
 import { DeviceStore } from '../devices/port';
@@ -10,6 +11,7 @@ import { SessionStore } from '../sessions/port';
 import { SessionLimits } from '../sessions/settings';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
+import { ConnectionInspection } from './connection-inspection';
 import { ApplicationConnection } from './flow-channel/application-connection';
 import { MessagePipeline } from './message-pipeline';
 import { ShadowTopics } from './shadow-topics';
@@ -32,6 +34,8 @@ export interface AedesBrokerDeps {
   sessions: { store: SessionStore; shared: boolean; settings: SessionLimits };
   /** NODE_ID: the aedes instance is named `{nodeId}:{boot}`, so a restart knows its earlier runs' wills. */
   nodeId: string;
+  /** This node's connection history (connections/): the broker records connects, disconnects and refusals in it. */
+  connectionLog: ConnectionLog;
   metrics: Pick<ServiceMetrics, 'mqttQueueDropped' | 'observeQueuedMessages' | 'mqttSessionStoreFailures' | 'applicationConnections'>;
 }
 
@@ -51,4 +55,6 @@ export interface HookContext extends AedesBrokerDeps {
   readonly store: SessionStore;
   /** Device publishes the hook has taken and not yet answered; a shutdown waits for them (broker.ts `drain`). */
   readonly publishesInFlight: Set<Promise<unknown>>;
+  /** Feeds the connection inspector (connection-inspection.ts). */
+  readonly connections: ConnectionInspection;
 }

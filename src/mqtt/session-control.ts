@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Device } from '../devices/device';
 import { DeviceStore, SessionControl } from '../devices/port';
 import { connectedClients } from './aedes-patches';
+import { ConnectionInspection } from './connection-inspection';
 import { ApplicationConnection } from './flow-channel/application-connection';
 import { closeSession } from './v5/refusals';
 
@@ -21,9 +22,11 @@ export function createBrokerSessions(
   applications: { apps: WeakMap<Client, ApplicationConnection>; open: ReadonlySet<Client> },
   devices: DeviceStore,
   logger: Logger,
+  inspection: Pick<ConnectionInspection, 'closing'>,
 ): BrokerSessions {
   const close = (client: Client, deviceid: string, reason: string) => {
     logger.info({ deviceid, reason }, 'mqtt session closed by the service');
+    inspection.closing(client, reason, reason.startsWith(TAKEN_OVER));
     // MQTT 5 clients hear why, in a DISCONNECT; MQTT 3.1.1 has none to send.
     if (client.version === 5) closeSession(client, reason, reason.startsWith(TAKEN_OVER));
     else client.close();

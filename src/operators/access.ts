@@ -37,6 +37,8 @@ export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'DELETE /v2/admin/devices/:deviceid': 'operator',
   'POST /v2/admin/devices/:deviceid/token': 'operator',
   'POST /v2/admin/devices/:deviceid/secret': 'operator',
+  'GET /v2/admin/devices/:deviceid/connections': 'viewer',
+  'POST /v2/admin/devices/:deviceid/kick': 'operator',
   'GET /v2/admin/devices/:deviceid/shadow': 'viewer',
   'PUT /v2/admin/devices/:deviceid/shadow': 'operator',
   'GET /v2/admin/devices/:deviceid/schema': 'viewer',

@@ -16,6 +16,8 @@ import { FEED_UPDATED, SHADOW_UPDATED, STATUS_CHANGED } from '../../messaging/to
  * | `openpie/v1/kick/{deviceid}`                | JSON `{"reason"}`              | close the device's sessions everywhere  |
  * | `openpie/v1/changed/{node}`                 | JSON `{"kind","key"}`          | shared state changed: drop cached copies |
  * | `openpie/v1/flush/{node}`                   | empty                          | the node's share connection is drained  |
+ * | `openpie/v1/inspect/{node}`                 | JSON `{"id","deviceid"}`       | node asks for a device's connections    |
+ * | `openpie/v1/inspected/{node}`               | JSON `{"id","part"}`           | one node's part of the answer, to node  |
  *
  * A node with members of a device share subscribes (on its own connection, mqtt-share-distribution.ts) to
  * `$share/{name}/openpie/v1/msg/g/{project}/{group}/@msg/{filter}`: the backbone's shared subscription of the same name
@@ -34,7 +36,7 @@ const MESSAGES = `${BACKBONE_ROOT}/msg/`;
 
 export type BackboneTopic =
   | { kind: 'message'; internalTopic: string }
-  | { kind: 'presence' | 'hello' | 'bye' | 'changed' | 'flush' | 'rate'; node: string }
+  | { kind: 'presence' | 'hello' | 'bye' | 'changed' | 'flush' | 'rate' | 'inspect' | 'inspected'; node: string }
   | { kind: 'kick'; deviceid: string };
 
 /** The notices of a device that every node may have a listener for: the device itself, or applications (Flow Channel). */
@@ -70,6 +72,8 @@ export const kickTopic = (deviceid: string) => `${BACKBONE_ROOT}/kick/${deviceid
 export const changedTopic = (node: string) => `${BACKBONE_ROOT}/changed/${node}`;
 export const flushTopic = (node: string) => `${BACKBONE_ROOT}/flush/${node}`;
 export const rateTopic = (node: string) => `${BACKBONE_ROOT}/rate/${node}`;
+export const inspectTopic = (node: string) => `${BACKBONE_ROOT}/inspect/${node}`;
+export const inspectedTopic = (node: string) => `${BACKBONE_ROOT}/inspected/${node}`;
 
 /** The backbone's shared subscription for a device share of `name` on the internal filter `filter` (a group's `@msg`). */
 export function shareFilter(name: string, filter: string): string | undefined {
@@ -93,6 +97,8 @@ export function parseBackboneTopic(topic: string): BackboneTopic | undefined {
     case 'changed':
     case 'flush':
     case 'rate':
+    case 'inspect':
+    case 'inspected':
       return { kind, node: id };
     case 'kick':
       return { kind, deviceid: id };

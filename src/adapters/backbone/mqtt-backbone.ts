@@ -25,6 +25,9 @@ import { RateUsage, RateUsageExchange } from '../../ratelimit/shared-rate-limit'
 import { backboneClientOptions } from './backbone-client';
 import { createConfirmedPublisher } from './mqtt-confirmed-publish';
 import { createMqttShareDistribution } from './mqtt-share-distribution';
+import { createMqttConnectionGathering } from './mqtt-connection-gathering';
+import { CONNECTION_LOG_LIMITS } from '../../connections/limits';
+import { ConnectionGathering } from '../../connections/port';
 import { relayedMessageOf, toBackbone } from './backbone-properties';
 
 /** Timings of the backbone connection, in the units their names say. */
@@ -42,6 +45,8 @@ export const BACKBONE_DEFAULTS = {
   sessionExpirySeconds: 120,
   /** REST calls (for `livenessttl`) are shared with the other nodes at most this often. */
   touchIntervalMs: 1000,
+  /** How long the connection inspector waits for the other nodes' answers (connections/limits.ts). */
+  gatherTimeoutMs: CONNECTION_LOG_LIMITS.gatherTimeoutMs,
 };
 
 export interface MqttBackboneOptions {
@@ -86,6 +91,8 @@ export interface MqttBackbone {
   readonly changes: ChangeFeed;
   /** What each node's devices took of their rate limit, so a device has one budget in the cluster (ratelimit/). */
   readonly rateUsage: RateUsageExchange;
+  /** The other nodes' parts of a device's connections, for the connection inspector (mqtt-connection-gathering.ts). */
+  readonly connections: ConnectionGathering;
   /** Ready once connected and subscribed (both connections). */
   readonly readiness: ReadinessCheck;
   /** Tells the others this node leaves, ends its backbone session; idempotent. */
@@ -146,6 +153,16 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
   const changeListeners: ((notice: ChangeNotice | 'all') => void)[] = [];
   const changed = (notice: ChangeNotice | 'all') => changeListeners.forEach((listener) => listener(notice));
   const rateListeners: ((usage: RateUsage) => void)[] = [];
+  const gathering = createMqttConnectionGathering({
+    nodeId,
+    logger: log,
+    timeoutMs: timings.gatherTimeoutMs,
+    publish(topic, payload) {
+      if (!usable()) return false;
+      client.publish(topic, payload, { qos: 0 });
+      return true;
+    },
+  });
 
   /** Puts a message accepted on this node on the backbone; `confirm`: wait for the PUBACK (see MessageRelay). */
   async function send(message: RelayedMessage, confirm: boolean): Promise<void> {
@@ -197,6 +214,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
       case 'presence': {
         if (parsed.node === nodeId) return;
         local.nodeBack(parsed.node);
+        gathering.nodeSeen(parsed.node);
         const report = decodeJson(PresenceReport, payload);
         if (!report) return log.warn({ node: parsed.node }, 'malformed presence report ignored');
         for (const deviceid of cluster.apply(parsed.node, report)) {
@@ -207,11 +225,13 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
       case 'hello':
         if (parsed.node === nodeId) return;
         local.nodeBack(parsed.node);
+        gathering.nodeSeen(parsed.node);
         publishControl(presenceTopic(nodeId), cluster.fullReport());
         return;
       case 'bye':
         if (parsed.node === nodeId) return;
         cluster.forgetNode(parsed.node);
+        gathering.nodeGone(parsed.node);
         local.nodeLeft(parsed.node);
         return;
       case 'kick': {
@@ -221,6 +241,10 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
       }
       case 'flush':
         return;
+      case 'inspect':
+        return gathering.asked(parsed.node, payload);
+      case 'inspected':
+        return gathering.answered(parsed.node, payload);
       case 'rate': {
         if (parsed.node === nodeId) return;
         const usage = decodeJson(RateUsageCodec, payload);
@@ -294,6 +318,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
         ready = false;
         confirmed.refuseAll('connection lost');
         cluster.forgetOtherNodes();
+        gathering.forgetNodes();
       });
       client.on('error', (err) => {
         if (err.message === lastProblem) return;
@@ -322,6 +347,7 @@ export function createMqttBackbone(options: MqttBackboneOptions): MqttBackbone {
       listen: (listener) => void rateListeners.push(listener),
     },
 
+    connections: gathering,
 
     readiness: {
       name: 'backbone',

@@ -2,6 +2,7 @@ import { version } from '../../../package.json';
 import { adminPaths } from './admin-paths';
 import { APPLICATION_SCHEMAS, applicationPaths } from './application-paths';
 import { automationPaths } from './automation-paths';
+import { CONNECTION_SCHEMAS, connectionPaths } from './connection-paths';
 import { consolePaths } from './console-paths';
 import { devicePaths } from './device-paths';
 import { docsPaths } from './docs-paths';
@@ -39,6 +40,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
     consolePaths(),
     operatorPaths(),
     applicationPaths(),
+    connectionPaths(),
     devicePaths('/device'),
     feedPaths('/feed'),
     kairosApiPaths('/feed'),
@@ -60,7 +62,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
       { name: 'Web console', description: 'The operators\' console at /console (admin-token login).' },
     ],
     paths,
-    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS, ...OPERATOR_SCHEMAS, ...APPLICATION_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS, ...OPERATOR_SCHEMAS, ...APPLICATION_SCHEMAS, ...CONNECTION_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
   };
 }
 
