@@ -14,6 +14,16 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.svg': 'image/svg+xml',
 };
 
+/**
+ * The two libraries the console runs, served from their installed packages (no CDN: the page's CSP allows its own
+ * origin only, and the service must work offline): uPlot draws the device chart, mqtt.js is the in-console MQTT client
+ * (issue 24 §1, §3). Only these names are served, so no request reaches another file of node_modules.
+ */
+const VENDOR_FILES: Readonly<Record<string, { pkg: string; file: string }>> = {
+  'uPlot.esm.js': { pkg: 'uplot', file: 'dist/uPlot.esm.js' },
+  'uPlot.min.css': { pkg: 'uplot', file: 'dist/uPlot.min.css' },
+  'mqtt.esm.js': { pkg: 'mqtt', file: 'dist/mqtt.esm.js' },
+};
 
 interface ConsoleFile {
   body: Buffer;
@@ -34,7 +44,7 @@ export function consoleWebDir(from = __dirname): string {
 }
 
 /** Reads the console once at start: a few small files, served from memory with a content hash as ETag. */
-function loadConsoleFiles(dir: string): ReadonlyMap<string, ConsoleFile> {
+function loadConsoleFiles(dir: string): Map<string, ConsoleFile> {
   const files = new Map<string, ConsoleFile>();
   for (const name of readdirSync(dir)) {
     const type = CONTENT_TYPES[extname(name)];
@@ -45,10 +55,21 @@ function loadConsoleFiles(dir: string): ReadonlyMap<string, ConsoleFile> {
   return files;
 }
 
+/** The libraries of VENDOR_FILES, read once at start like the console's own files, under `vendor/<name>`. */
+function loadVendorFiles(files: Map<string, ConsoleFile>): void {
+  for (const [name, { pkg, file }] of Object.entries(VENDOR_FILES)) {
+    // By the package's folder: mqtt's `exports` map does not export its dist files.
+    const body = readFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), file));
+    const type = CONTENT_TYPES[extname(name)];
+    files.set(`vendor/${name}`, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+  }
+}
+
 /** The web console (issue 6 §2) at /console: its page and its static files, under a strict CSP. */
 export function consoleRouter(dir = consoleWebDir()): Router {
   const router = new Router();
   const files = loadConsoleFiles(dir);
+  loadVendorFiles(files);
 
   const serve = (ctx: Context, name: string) => {
     const file = files.get(name);
@@ -69,5 +90,6 @@ export function consoleRouter(dir = consoleWebDir()): Router {
   // Also answers /console/ (the router ignores one trailing slash); the page uses absolute URLs, so both work.
   router.get('/console', (ctx) => serve(ctx, 'index.html'));
   router.get('/console/:file', (ctx) => serve(ctx, ctx.params.file));
+  router.get('/console/vendor/:file', (ctx) => serve(ctx, `vendor/${ctx.params.file}`));
   return router;
 }

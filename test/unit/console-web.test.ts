@@ -22,55 +22,72 @@ describe('console: chart arithmetic (chart.js)', () => {
     chart = await load('chart.js');
   });
 
-  it('picks round tick values covering the range', () => {
-    expect(chart.niceTicks(0, 10)).to.deep.equal([0, 2, 4, 6, 8, 10]);
-    expect(chart.niceTicks(20.3, 21.9)).to.deep.equal([20, 20.5, 21, 21.5, 22]);
-    expect(chart.niceTicks(19, 26)).to.deep.equal([18, 20, 22, 24, 26]);
-    expect(chart.niceTicks(5, 5)).to.deep.equal([5]);
+  it('breaks the line where two points are more than 3 usual steps apart, and nowhere else', () => {
+    const points: Point[] = [[0, 1], [1000, 2], [2000, 3], [3000, 4], [10_000, 5], [11_000, 6], [12_500, 7]];
+    expect(chart.usualStep(points)).to.equal(1000);
+    expect(chart.withGaps(points)).to.deep.equal({
+      points: [[0, 1], [1000, 2], [2000, 3], [3000, 4], [4000, null], [10_000, 5], [11_000, 6], [12_500, 7]],
+      gaps: 1,
+    });
   });
 
-  it('draws the first point at the left, the highest at the top, the lowest at the bottom', () => {
-    const points: Point[] = [[1000, 10], [2000, 20], [3000, 15]];
-    const model = chart.chartModel(points, { start: 1000, end: 3000 });
-    const { plot } = model;
-    expect(model.count).to.equal(3);
-    expect(model.min).to.equal(10);
-    expect(model.max).to.equal(20);
-    expect(model.dots.map((d: { x: number }) => d.x)).to.deep.equal([plot.left, (plot.left + plot.right) / 2, plot.right]);
-    // The axis runs 10 to 20 (round ticks), so the lowest point is at the bottom and the highest at the top.
-    expect(model.dots[0].y).to.equal(plot.bottom);
-    expect(model.dots[1].y).to.equal(plot.top);
-    expect(model.path).to.match(/^M\S+ \S+ L\S+ \S+ L\S+ \S+$/);
-    expect(model.path.startsWith(`M${plot.left} ${plot.bottom} L`)).to.equal(true);
+  it('tells no gap with fewer than three points: too few to know the usual step', () => {
+    expect(chart.withGaps([[0, 1], [100_000, 2]])).to.deep.equal({ points: [[0, 1], [100_000, 2]], gaps: 0 });
+    expect(chart.withGaps([])).to.deep.equal({ points: [], gaps: 0 });
   });
 
-  it('places time by the range asked for, not by the data: a point in the middle of the range is drawn there', () => {
-    const model = chart.chartModel([[1500, 1]], { start: 1000, end: 2000 });
-    expect(model.dots[0].x).to.equal((model.plot.left + model.plot.right) / 2);
+  it('aligns several series on the union of their times: undefined where a series has no point, null in a gap', () => {
+    const aligned = chart.alignSeries([
+      { points: [[1, 10], [3, 30]] },
+      { points: [[2, 20], [3, null], [4, 40]] },
+    ]);
+    expect(aligned).to.deep.equal([[1, 2, 3, 4], [10, undefined, 30, undefined], [undefined, 20, null, 40]]);
   });
 
-  it('puts a flat series in the middle, not on an edge', () => {
-    const model = chart.chartModel([[0, 5], [10, 5]], { start: 0, end: 10 });
-    expect(model.dots[0].y).to.equal((model.plot.top + model.plot.bottom) / 2);
+  it('summarizes a series for the caption: count, gaps, lowest, highest, last', () => {
+    const points: Point[] = [[0, 5], [1, 2], [2, 9], [3, 4], [60, 7]];
+    expect(chart.summarize({ field: 't', points })).to.deep.equal({ field: 't', count: 5, gaps: 1, min: 2, max: 9, last: 7 });
+    expect(chart.summarize({ field: 't', points: [] })).to.deep.include({ count: 0, gaps: 0, min: undefined });
+  });
+});
+
+describe('console: latest values (latest-values.js)', () => {
+  it('names nested members by their dotted path, as the data store names fields; arrays stay values', async () => {
+    const { flattenFields } = await load('latest-values.js');
+    expect(flattenFields({ temp: 21, env: { lux: 3, pos: { x: 1 } }, tags: ['a'], on: null }))
+      .to.deep.equal([['temp', 21], ['env.lux', 3], ['env.pos.x', 1], ['tags', ['a']], ['on', null]]);
+  });
+});
+
+describe('console: MQTT client messages (mqtt-message.js)', () => {
+  let m: any;
+  before(async () => {
+    m = await load('mqtt-message.js');
+  });
+  const form = { qos: 1, retain: false, contentType: '', responseTopic: '', correlationData: '', expirySeconds: '', userProperties: '' };
+
+  it('reads user properties one name=value a line, a repeated name as a list in order (MQTT 5 §3.3.2.3.7)', () => {
+    expect(m.parseUserProperties('a=1\n\n b = 2 \na=x=y')).to.deep.equal({ properties: { a: ['1', 'x=y'], b: '2' } });
+    expect(m.parseUserProperties('just text')).to.deep.equal({ error: '"just text" is not name=value' });
+    expect(m.parseUserProperties('=v')).to.have.property('error');
   });
 
-  it('draws no dots beyond 120 points, and nothing for no points', () => {
-    const many: Point[] = Array.from({ length: 500 }, (_, i) => [i, Math.sin(i)]);
-    const model = chart.chartModel(many, { start: 0, end: 499 });
-    expect(model.dots).to.deep.equal([]);
-    expect(model.path.split('L')).to.have.length(500);
-    expect(chart.chartModel([], { start: 0, end: 10 })).to.include({ count: 0, path: '' });
+  it('sends MQTT 5 properties only when filled in, and none over MQTT 3.1.1', () => {
+    expect(m.publishOptions(form, 5)).to.deep.equal({ options: { qos: 1, retain: false } });
+    const full = m.publishOptions({ ...form, contentType: 'text/plain', responseTopic: '@msg/r', correlationData: 'id', expirySeconds: '60', userProperties: 'k=v' }, 5);
+    expect(full.options.properties).to.deep.include({ contentType: 'text/plain', responseTopic: '@msg/r', messageExpiryInterval: 60, userProperties: { k: 'v' } });
+    expect([...full.options.properties.correlationData]).to.deep.equal([0x69, 0x64]);
+    expect(m.publishOptions({ ...form, contentType: 'text/plain' }, 4)).to.deep.equal({ options: { qos: 1, retain: false } });
+    expect(m.publishOptions({ ...form, expirySeconds: '4294967296' }, 5)).to.have.property('error');
+    expect(m.publishOptions({ ...form, expirySeconds: '-1' }, 5)).to.have.property('error');
   });
 
-  it('puts time ticks on round clock times, local hours for steps of an hour or more', () => {
-    const hour = 3_600_000;
-    const { step, ticks } = chart.timeTicks(0, 24 * hour, 0);
-    expect(step).to.equal(6 * hour);
-    expect(ticks).to.deep.equal([0, 6 * hour, 12 * hour, 18 * hour, 24 * hour]);
-    // UTC+7: local midnight is 17:00 UTC.
-    const local = chart.timeTicks(0, 24 * hour, 7 * hour);
-    expect(local.ticks).to.include(17 * hour);
-    expect(chart.timeTicks(0, 60_000, 0).step).to.equal(15_000);
+  it('shows a UTF-8 payload as text, any other as hexadecimal, cut at 4096 bytes', () => {
+    expect(m.describePayload(new TextEncoder().encode('héllo'))).to.deep.equal({ text: 'héllo', encoding: 'utf8', bytes: 6, truncated: false });
+    expect(m.describePayload(new Uint8Array([0xff, 0x00, 0x10]))).to.deep.include({ text: 'ff 00 10', encoding: 'hex' });
+    const long = m.describePayload(new Uint8Array(5000).fill(0x61));
+    expect(long).to.deep.include({ bytes: 5000, truncated: true });
+    expect(long.text).to.have.length(m.PREVIEW_BYTES);
   });
 });
 
@@ -80,11 +97,34 @@ describe('console: history queries (time-range.js)', () => {
     range = await load('time-range.js');
   });
 
-  it('opens the chart on the last 24 hours, the default docs/operations.md names', () => {
+  it('opens the chart on a range fitted to the data, the default docs/operations.md names', () => {
     const docs = readFileSync(join(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
-    expect(range.DEFAULT_RANGE).to.equal('24h');
-    expect(range.RANGES.find((r: { id: string }) => r.id === range.DEFAULT_RANGE).label).to.equal('Last 24 hours');
-    expect(docs).to.match(/opens on the last 24 hours/);
+    expect(range.DEFAULT_RANGE).to.equal('fit');
+    expect(docs).to.match(/opens on a range fitted to the\s+points/);
+  });
+
+  it('fits the range to a device that streamed a minute: that minute to now, following new points', () => {
+    const now = 10_000_000;
+    const fitted = range.fitRange({ first: now - 61_000, last: now - 1000 }, now);
+    expect(fitted.live).to.equal(true);
+    expect(fitted.end).to.equal(now);
+    // A margin of 5% before the first point, so it does not sit on the edge.
+    expect(fitted.start).to.equal(now - 61_000 - 3050);
+  });
+
+  it('fits the range to the points of a device that stopped writing long ago, not to now', () => {
+    const day = 86_400_000;
+    const now = 100 * day;
+    const fitted = range.fitRange({ first: now - 10 * day, last: now - 10 * day + 60_000 }, now);
+    expect(fitted).to.deep.include({ live: false });
+    expect(fitted.start).to.be.below(now - 10 * day);
+    expect(fitted.end).to.be.within(now - 10 * day + 60_000, now - 10 * day + 70_000);
+    // A single point gets a minute around it; years of points only their last 30 days; no points the last hour.
+    const single = range.fitRange({ first: now - 1000, last: now - 1000 }, now);
+    expect(single.end - single.start).to.be.at.least(range.FIT_MIN_SPAN_MS);
+    const years = range.fitRange({ first: 0, last: now }, now);
+    expect(years.start).to.be.at.least(now - range.FIT_MAX_SPAN_MS - 0.05 * range.FIT_MAX_SPAN_MS);
+    expect(range.fitRange(undefined, now)).to.deep.equal({ start: now - 3_600_000, end: now, live: true });
   });
 
   it('samples automatically into at most 200 buckets', () => {
@@ -95,24 +135,26 @@ describe('console: history queries (time-range.js)', () => {
   });
 
   it('resolves a preset to the span ending now, and refuses a custom range that ends before it starts', () => {
-    expect(range.resolveRange('6h', 100_000_000)).to.deep.equal({ start: 100_000_000 - 6 * 3_600_000, end: 100_000_000 });
-    expect(range.resolveRange('custom', 0, { start: 10, end: 20 })).to.deep.equal({ start: 10, end: 20 });
-    expect(range.resolveRange('custom', 0, { start: 20, end: 10 })).to.equal(undefined);
-    expect(range.resolveRange('custom', 0, { start: NaN, end: 10 })).to.equal(undefined);
+    expect(range.resolveRange('6h', 100_000_000)).to.deep.equal({ start: 100_000_000 - 6 * 3_600_000, end: 100_000_000, live: true });
+    expect(range.resolveRange('custom', 0, { custom: { start: 10, end: 20 } })).to.deep.equal({ start: 10, end: 20, live: false });
+    expect(range.resolveRange('custom', 0, { custom: { start: 20, end: 10 } })).to.equal(undefined);
+    expect(range.resolveRange('custom', 0, { custom: { start: NaN, end: 10 } })).to.equal(undefined);
   });
 
   it('makes queries the data-store API accepts, for every aggregator', () => {
     const now = Date.now();
     for (const aggregator of range.AGGREGATORS) {
       const query = range.historyQuery({
-        deviceid: 'd1', attr: 'temp', start: now - 3_600_000, end: now, aggregator, sampling: range.autoSampling(3_600_000),
+        deviceid: 'd1', fields: ['temp', 'hum'], start: now - 3_600_000, end: now, aggregator, sampling: range.autoSampling(3_600_000),
       });
       expect(() => validateQuery(query, now), aggregator).to.not.throw();
-      expect(query.metrics[0].tags).to.deep.equal({ attr: ['temp'] });
+      expect(query.metrics[0].tags).to.deep.equal({ attr: ['temp', 'hum'] });
+      expect(query.metrics[0].group_by).to.deep.equal([{ name: 'tag', tags: ['attr'] }]);
       if (aggregator === 'none') expect(query.metrics[0].limit).to.equal(range.RAW_POINT_LIMIT);
       else expect(query.metrics[0].aggregators[0]).to.deep.include({ name: aggregator, sampling: { value: 1, unit: 'minutes' } });
     }
     expect(() => validateQuery(range.fieldsQuery('d1'), now)).to.not.throw();
+    expect(() => validateQuery(range.extentQuery('d1'), now)).to.not.throw();
   });
 });
 

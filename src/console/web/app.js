@@ -8,6 +8,7 @@ import { importView } from './import-view.js';
 import { loginView } from './login-view.js';
 import { auditView } from './audit-view.js';
 import { messagesView } from './messages-view.js';
+import { mqttClientView } from './mqtt-client-view.js';
 import { newDeviceView } from './new-device-view.js';
 import { projectsView } from './projects-view.js';
 import { clearError, showFlash } from './report.js';
@@ -32,6 +33,7 @@ const ROUTES = [
   [/^#\/audit$/, () => auditView(main)],
   [/^#\/applications(?:\/([^/]+))?$/, (m) => applicationsView(main, { projectid: m[1] === undefined ? undefined : decode(m[1]) })],
   [/^#\/device\/([^/]+)$/, (m) => deviceView(main, { deviceid: decode(m[1]) })],
+  [/^#\/mqtt$/, () => mqttClientView(main)],
   [/^#\/messages\/([^/]+)\/([^/]+)$/, (m) => messagesView(main, { projectid: decode(m[1]), groupid: decode(m[2]) })],
 ];
 

@@ -3,8 +3,10 @@ import { admin, ApiError } from './api.js';
 import { managePanel } from './device-manage.js';
 import { settingsPanel } from './device-settings.js';
 import { devicesHref, groupHref, stateOf, statusBadge } from './devices-view.js';
+import { connectionsPanel } from './connections-view.js';
 import { announce, formatTime, h } from './dom.js';
 import { historyPanel } from './history-panel.js';
+import { latestValues } from './latest-values.js';
 import { every, reportError } from './report.js';
 
 /** The device record and its shadow are read again this often. */
@@ -24,7 +26,8 @@ const POLL_MS = 3000;
 const pretty = (/** @type {unknown} */ value) => JSON.stringify(value, null, 2);
 
 /**
- * One device: its record and live status, its shadow (view and merge edit), and the history of its points.
+ * One device: its record and live status, the latest value of each field, its shadow (view and merge edit), and the
+ * history of its points as a chart that follows new ones.
  * @param {HTMLElement} main
  * @param {{deviceid: string}} params
  * @returns {() => void}
@@ -43,6 +46,7 @@ export function deviceView(main, { deviceid }) {
   const editResult = h('p', { id: 'shadow-result', role: 'status' });
   const editError = h('p', { id: 'shadow-error', class: 'error', role: 'alert' });
   const history = h('section', { class: 'card', 'aria-labelledby': 'history-heading' });
+  const latest = latestValues();
   const manage = managePanel({ deviceid, signal, onChanged: (device) => showDevice(device) });
   const settings = h('div', { id: 'device-settings' });
   main.replaceChildren(
@@ -50,6 +54,10 @@ export function deviceView(main, { deviceid }) {
     title,
     facts,
     manage.element,
+    h('section', { class: 'card', 'aria-labelledby': 'latest-heading' },
+      h('h2', { id: 'latest-heading' }, 'Latest values'),
+      latest.element),
+    history,
     h('div', { class: 'columns' },
       h('section', { class: 'card', 'aria-labelledby': 'shadow-heading' },
         h('h2', { id: 'shadow-heading' }, 'Shadow'),
@@ -65,7 +73,7 @@ export function deviceView(main, { deviceid }) {
           h('button', { type: 'submit' }, 'Apply merge'),
           editResult,
           editError))),
-    history,
+    connectionsPanel({ deviceid, signal }).element,
     settings,
   );
 
@@ -74,11 +82,16 @@ export function deviceView(main, { deviceid }) {
   editor.addEventListener('input', () => (edited = true));
   let shownRev = -1;
   let panelsShown = false;
+  /** @type {ReturnType<typeof historyPanel> | undefined} */
+  let chart;
 
   /** @param {ShadowReply} shadow */
   function showShadow(shadow) {
+    // Every read, so a live chart moves on with the clock; it asks for new points only when this key changes.
+    chart?.update(`${shadow.rev}:${shadow.modified}:${shadow.timestamp}`);
     if (shadow.rev === shownRev) return;
     shownRev = shadow.rev;
+    latest.show(shadow.data, shadow.rev);
     shadowJson.textContent = pretty(shadow.data);
     shadowJson.dataset.rev = String(shadow.rev);
     shadowMeta.textContent = shadow.rev === 0
@@ -103,7 +116,8 @@ export function deviceView(main, { deviceid }) {
     manage.update(device);
     if (!panelsShown) {
       panelsShown = true;
-      history.replaceChildren(...historyPanel({ deviceid: device.deviceid, projectid: device.projectid, signal }));
+      chart = historyPanel({ deviceid: device.deviceid, projectid: device.projectid, signal });
+      history.replaceChildren(...chart.elements);
       settings.replaceChildren(settingsPanel({ deviceid: device.deviceid, projectid: device.projectid, signal }));
     }
   }

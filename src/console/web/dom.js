@@ -38,22 +38,6 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/**
- * The same for SVG elements.
- * @template {keyof SVGElementTagNameMap} K
- * @param {K} tag
- * @param {Record<string, AttributeValue>} [attrs]
- * @param {...Child} children
- * @returns {SVGElementTagNameMap[K]}
- */
-export function s(tag, attrs = {}, ...children) {
-  const el = /** @type {SVGElementTagNameMap[K]} */ (document.createElementNS(SVG_NS, tag));
-  fill(el, attrs, children);
-  return el;
-}
-
 /**
  * The element with this id, of the expected type; throws when the page does not have it (a bug, not a state).
  * @template {Element} T

@@ -125,5 +125,19 @@ export function consolePaths(): Paths {
         },
       }),
     },
+    '/console/vendor/{file}': {
+      get: consoleOp('getConsoleLibrary', {
+        summary: 'The libraries the console loads from node_modules (uPlot, mqtt.js)',
+        description: 'Only `uPlot.esm.js`, `uPlot.min.css` and `mqtt.esm.js`; any other name is 404.',
+        parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'uPlot.esm.js' }],
+        responses: {
+          200: {
+            description: 'The file (revalidated by ETag).',
+            content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(['ROUTE_NOT_FOUND']),
+        },
+      }),
+    },
   };
 }
