@@ -22,29 +22,26 @@ export function createShadowNotices(bus: () => MessageBus, logger: Logger): Shad
         .publish(shadowUpdatedTopic(notice.deviceid), Buffer.from(JSON.stringify(notice)), { qos: 1 })
         .catch((err: unknown) => logger.warn({ err, deviceid: notice.deviceid, rev: notice.rev }, 'shadow notice not delivered')),
     /**
-     * `@feed/data/updated` for applications (mqtt/flow-channel/), as NETPIE's Node-RED feed node reads it: one notice
-     * per point time, `{"deviceid","newdata":{field: value},"timestamp"}`. QoS 0: a live view, not a record (the
-     * points themselves are in the data store).
+     * `@feed/data/updated` for applications (mqtt/flow-channel/), as NETPIE's Node-RED feed node reads it:
+     * `{"deviceid","newdata":{field: value},"timestamp"}`, one notice per write, of its newest point time (a batch's
+     * newest item, as triggers see only that one: a batch of 100 items would otherwise be 100 messages on every
+     * write's path). QoS 0: a live view, not a record (the points themselves are in the data store).
      */
     recorded: async (deviceid, points) => {
-      for (const [timestamp, newdata] of byTime(points)) {
-        await bus()
-          .publish(feedUpdatedTopic(deviceid), Buffer.from(JSON.stringify({ deviceid, newdata, timestamp })), { qos: 0 })
-          .catch((err: unknown) => logger.warn({ err, deviceid }, 'feed notice not delivered'));
-      }
+      const newest = newestOf(points);
+      await bus()
+        .publish(feedUpdatedTopic(deviceid), Buffer.from(JSON.stringify({ deviceid, newdata: newest.fields, timestamp: newest.timestamp })), { qos: 0 })
+        .catch((err: unknown) => logger.warn({ err, deviceid }, 'feed notice not delivered'));
     },
   };
 }
 
-/** The points of a write by their time, oldest first: each time's fields and values. */
-function byTime(points: readonly Point[]): Map<number, Record<string, number>> {
-  const times = new Map<number, Record<string, number>>();
-  for (const point of [...points].sort((a, b) => a.timestamp - b.timestamp)) {
-    const fields = times.get(point.timestamp) ?? {};
-    fields[point.tags[FIELD_TAG]] = point.value;
-    times.set(point.timestamp, fields);
-  }
-  return times;
+/** The fields and values of the newest time among a write's points (at least one). */
+function newestOf(points: readonly Point[]): { timestamp: number; fields: Record<string, number> } {
+  const timestamp = points.reduce((newest, p) => Math.max(newest, p.timestamp), -Infinity);
+  const fields: Record<string, number> = {};
+  for (const point of points) if (point.timestamp === timestamp) fields[point.tags[FIELD_TAG]] = point.value;
+  return { timestamp, fields };
 }
 
 /** `@shadow/data/updated` of an applied write (docs/mqtt.md): what it wrote, then the shadow's metadata after it. */

@@ -225,6 +225,23 @@ describe(`the Flow Channel: applications watch and act for devices (${store})`, 
       expect(got.timestamp).to.be.a('number');
     });
 
+    it('@tap/feed/updated tells of a batch once, with its newest item\'s points (as triggers see only that item)', async () => {
+      const client = await application();
+      await subscribeExpecting(client, `@tap/feed/updated/${tapOf(sensor)}`, 1);
+      const seen = collect(client);
+      const now = Date.now();
+
+      const batch = await stack.http('PUT', '/v2/device/shadow/batch', {
+        headers: { authorization: sensor.auth },
+        body: { batch: [{ data: { t: 1 }, ts: now - 2000 }, { data: { t: 3, h: 50 }, ts: now }, { data: { t: 2 }, ts: now - 1000 }] },
+      });
+      await sleep(400);
+
+      expect(batch.status).to.equal(200);
+      const notices = seen.filter((m) => m.topic === `@feed/data/updated/${sensor.deviceid}`).map((m) => JSON.parse(m.payload));
+      expect(notices).to.deep.equal([{ deviceid: sensor.deviceid, newdata: { t: 3, h: 50 }, timestamp: now }]);
+    });
+
     it('@tap/msg/topic/{deviceid}:{token}/{filter} sends the group\'s messages as @msg/{projectid}/{groupid}/{topic}', async () => {
       const client = await application();
       await subscribeExpecting(client, `@tap/msg/topic/${tapOf(lamp)}/room/+`, 1);
