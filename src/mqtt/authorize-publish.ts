@@ -9,15 +9,11 @@ import { createRefusalNotices } from './refusal-notice';
 import { ApplicationConnection } from './flow-channel/application-connection';
 import { createFlowChannel } from './flow-channel/flow-channel';
 import { HookContext } from './hook-context';
+import { markServed, SERVED_TOPIC } from './served';
 import { REASON } from './v5/reason-codes';
 import { disconnecting } from './v5/refusals';
 import { shadowReplyTo } from './v5/shadow-response';
 
-/**
- * Where a publish this hook has dealt with ends: no subscription can match it, since every device filter is rewritten
- * into a scope. aedes still acknowledges it as its QoS asks, and then publishes it there, to no one.
- */
-const SERVED_TOPIC = '$openpie/served';
 
 const payloadOf = (payload: string | Buffer) => (Buffer.isBuffer(payload) ? payload : Buffer.from(payload));
 
@@ -68,8 +64,7 @@ export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'
     } else {
       return false;
     }
-    packet.topic = SERVED_TOPIC;
-    packet.retain = false;
+    markServed(packet);
     void served.then(() => done(null), done);
     return true;
   }
@@ -108,8 +103,7 @@ export function authorizePublishHook(ctx: HookContext): Aedes['authorizePublish'
       clientId: client.id,
     };
     const served = () => {
-      packet.topic = SERVED_TOPIC;
-      packet.retain = false;
+      markServed(packet);
       done(null);
     };
     const answered = (outcome: Promise<unknown>) => {

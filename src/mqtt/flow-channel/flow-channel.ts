@@ -14,6 +14,7 @@ import {
   topicProblem,
 } from '../../messaging/topics';
 import { HookContext } from '../hook-context';
+import { markServed } from '../served';
 import { ApplicationConnection } from './application-connection';
 import { REASON } from '../v5/reason-codes';
 import { refuseSubscription } from '../v5/suback';
@@ -66,8 +67,7 @@ export function createFlowChannel(ctx: HookContext) {
 
   /** Completes a request served here: acknowledged as its QoS asks, then published where no one listens. */
   function served(packet: PublishPacket, done: Done): void {
-    packet.topic = '$openpie/served';
-    packet.retain = false;
+    markServed(packet);
     done(null);
   }
 
