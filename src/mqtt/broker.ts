@@ -1,7 +1,6 @@
 import { Aedes, Client } from 'aedes';
 import { randomUUID } from 'node:crypto';
 import { LiveConnections } from '../connections/port';
-import { AppError } from '../core/errors';
 import { Device } from '../devices/device';
 import { SessionControl } from '../devices/port';
 import { MessageBus, RelayedMessage } from '../messaging/port';
@@ -187,12 +186,8 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     aedes,
     bus: bus,
     messages: {
-      // Once the broker closes, nothing new enters the pipeline: aedes no longer emits, so a message accepted now would
-      // hold up every one after it (a closing connection's status notice, for one: devices/status-notices.ts).
       publish: (topic, payload, options = {}) =>
-        aedes.closed
-          ? Promise.reject(new AppError('BACKEND_UNAVAILABLE', 'the node is stopping'))
-          : pipeline.accept({ topic, payload, qos: options.qos ?? 0, retain: options.retain ?? false, properties: options.properties }),
+        pipeline.accept({ topic, payload, qos: options.qos ?? 0, retain: options.retain ?? false, properties: options.properties }),
     },
     deliver: (message) => (aedes.closed ? Promise.resolve() : pipeline.deliverRelayed(message)),
     recheckSessions: control.recheckSessions,
