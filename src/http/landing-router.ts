@@ -83,8 +83,9 @@ export function landingRouter(deps: LandingRouterDeps = {}): Router {
   // Also answers /docs (the router ignores one trailing slash).
   router.get('/docs', (ctx) => sendHtml(ctx, docsIndex));
 
-  router.get('/docs/:file', (ctx) => {
-    const file = ctx.params.file;
+  // One folder deep too: docs/works-with/*.md.
+  router.get(['/docs/:file', '/docs/:folder/:file'], (ctx) => {
+    const file = ctx.params.folder === undefined ? ctx.params.file : `${ctx.params.folder}/${ctx.params.file}`;
     if (`/docs/${file}` === PAGES_CSS_PATH) {
       setPageHeaders(ctx);
       ctx.set('Cache-Control', `public, max-age=${STYLESHEET_MAX_AGE_S}`);

@@ -52,6 +52,20 @@ export function docsPaths(): Paths {
         parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'data-store.md' }],
       }),
     },
+    '/docs/{folder}/{file}': {
+      get: op('getDocInFolder', 'One document of a folder of docs/ (works-with/): as /docs/{file}', {
+        200: {
+          description: 'HTML for browsers (`Accept: text/html`), the Markdown source for anything else.',
+          content: { 'text/plain': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } } },
+        },
+        ...errorResponses(['ROUTE_NOT_FOUND']),
+      }, {
+        parameters: [
+          { name: 'folder', in: 'path', required: true, schema: { type: 'string' }, example: 'works-with' },
+          { name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'node-red.md' },
+        ],
+      }),
+    },
     '/openapi.json': {
       get: op('getOpenApiDocument', 'This OpenAPI 3.1 document', {
         200: { description: 'The document.', content: { 'application/json': { schema: { type: 'object' } } } },

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { dirname, join, posix, sep } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { escapeHtml, renderPage } from './page-layout';
 
@@ -13,22 +13,29 @@ export interface RenderedDoc {
   html: string;
 }
 
+/** A document's name under docs/: `mqtt.md`, or one folder deep, `works-with/node-red.md`. */
+const DOC_NAME = /^(?:[a-z0-9-]+\/)?[A-Za-z0-9._-]+\.md$/;
+
 /**
- * The reference in Markdown: README.md and docs/*.md, found by walking up from here (src when run with tsx, dist when
- * built; the Dockerfile copies both beside dist). Read once at start; no other file is ever served.
+ * The reference in Markdown: README.md, the pages of docs/ and of its folders, found by walking up from here (src when
+ * run with tsx, dist when built; the Dockerfile copies both beside dist). Read once at start; no other file is ever
+ * served.
  */
 export function readDocs(from = __dirname): Map<string, string> {
   for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'docs', 'data-store.md')) && existsSync(join(dir, 'README.md'))) {
       const files = new Map([['README.md', readFileSync(join(dir, 'README.md'), 'utf8')]]);
-      for (const name of readdirSync(join(dir, 'docs')).filter((n) => n.endsWith('.md')).sort()) {
-        files.set(name, readFileSync(join(dir, 'docs', name), 'utf8'));
-      }
+      // docs/*.md and the pages of its folders (docs/works-with/*.md), named by their path under docs/.
+      const names = readdirSync(join(dir, 'docs'), { recursive: true, encoding: 'utf8' }).map((n) => n.split(sep).join('/'));
+      for (const name of names.filter((n) => DOC_NAME.test(n)).sort()) files.set(name, readFileSync(join(dir, 'docs', name), 'utf8'));
       return files;
     }
     if (dirname(dir) === dir) return new Map();
   }
 }
+
+/** Where a document is served: `/docs/mqtt.md`, `/docs/works-with/node-red.md`. */
+export const docPath = (name: string) => `/docs/${name.split('/').map(encodeURIComponent).join('/')}`;
 
 /** Where a document lives in the repository, which its relative links start from. */
 const repoPathOf = (name: string) => (name === 'README.md' ? name : `docs/${name}`);
@@ -74,8 +81,8 @@ function createRenderer(served: ReadonlySet<string>): (name: string, markdown: s
     const path = hash === -1 ? href : href.slice(0, hash);
     const fragment = hash === -1 ? '' : href.slice(hash);
     const target = posix.normalize(posix.join(posix.dirname(repoPathOf(from)), safeDecode(path)));
-    const name = target === 'README.md' ? target : /^docs\/([^/]+\.md)$/.exec(target)?.[1];
-    return name !== undefined && served.has(name) ? `/docs/${encodeURIComponent(name)}${fragment}` : undefined;
+    const name = target === 'README.md' ? target : /^docs\/(.+\.md)$/.exec(target)?.[1];
+    return name !== undefined && served.has(name) ? `${docPath(name)}${fragment}` : undefined;
   };
   const isRelative = (href: string) => href !== '' && !href.startsWith('#') && !href.startsWith('/') && !/^[a-z][a-z0-9+.-]*:/i.test(href);
 
@@ -136,7 +143,7 @@ export function renderDocs(docs: ReadonlyMap<string, string>): Map<string, Rende
 
 /** The list at /docs/: every document with its first heading. */
 export function renderDocsIndex(docs: ReadonlyMap<string, RenderedDoc>): string {
-  const items = [...docs.values()].map((d) => `<li><a href="/docs/${encodeURIComponent(d.name)}">${escapeHtml(d.title)}</a> <span class="hint">${escapeHtml(d.name)}</span></li>`);
+  const items = [...docs.values()].map((d) => `<li><a href="${docPath(d.name)}">${escapeHtml(d.title)}</a> <span class="hint">${escapeHtml(d.name)}</span></li>`);
   return renderPage('openpie documentation', [
     '<h1>Documentation</h1>',
     '<p class="lead">The README and the reference, rendered from the Markdown files of the repository.</p>',

@@ -7,13 +7,9 @@ import { Stack, startStack } from '../../helpers/stack';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 const ROOT = join(__dirname, '..', '..', '..');
-const DOC_NAMES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((n) => n.endsWith('.md')).sort()];
+/** README.md, docs/*.md and the pages of docs/ folders (works-with/), as they are named under /docs/. */
+const DOC_NAMES = ['README.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.md')).sort()];
 
-/**
- * Anchors the docs link to that no heading makes (in docs/limits-and-errors.md and docs/operations.md, outside this
- * change): listed so that any new dead link fails; to be removed once those links are fixed.
- */
-const KNOWN_DEAD_ANCHORS = new Set(['/docs/operations.md#application-keys', '/docs/data-store.md#what-survives-a-kairosdb-crash']);
 
 const hrefsOf = (html: string) => [...html.matchAll(/<a\b[^>]*\bhref="([^"]*)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));
 const idsOf = (html: string) => new Set([...html.matchAll(/\bid="([^"]*)"/g)].map((m) => m[1]));
@@ -73,7 +69,7 @@ describe('GET /docs/: the docs as pages (issue 24 §4)', function () {
     for (const name of ['', ...DOC_NAMES]) {
       const from = `/docs/${name}`;
       for (const href of hrefsOf((await page(from)).text)) {
-        if (/^(https?|mailto):/.test(href) || KNOWN_DEAD_ANCHORS.has(href)) continue;
+        if (/^(https?|mailto):/.test(href)) continue;
         expect(href, `${from} links ${href}: a relative link left as it was`).to.match(/^[/#]/);
         const [path, fragment] = href.split('#');
         const target = path === '' ? await page(from) : await page(path);
