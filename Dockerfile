@@ -31,7 +31,7 @@ COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/package.json ./dist/package.json
 # tsc does not copy the console's static files; the console router looks for src/console/web above dist/.
 COPY src/console/web ./src/console/web
-# GET / links the docs, which the service serves as text at /docs/ (src/http/landing-router.ts looks above dist/).
+# GET / links the docs, which the service renders as pages at /docs/ (src/http/pages/markdown-docs.ts looks above dist/).
 COPY README.md ./README.md
 COPY docs ./docs
 COPY infra/docker/healthcheck.js ./healthcheck.js
