@@ -36,6 +36,21 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
+/** A suite's `before`: skips it, saying why, when Chromium is missing outside CI (see chromiumAvailable). */
+export function chromiumOrSkip(ctx: Mocha.Context): void {
+  if (chromiumAvailable()) return;
+  console.log(`    skipped: ${CHROMIUM_PATH} is missing (scripts/ensure-chromium.sh installs it; in CI these tests must run)`);
+  ctx.skip();
+}
+
+/** Logs in to the console with the stack's admin token and waits for the devices list. */
+export async function logInToConsole(page: Page, stack: { baseUrl: string; server: { adminToken: string } }): Promise<void> {
+  await page.goto(`${stack.baseUrl}/console`);
+  await page.fill('#admin-token', stack.server.adminToken);
+  await page.click('#login-form button[type=submit]');
+  await page.locator('table#devices').waitFor();
+}
+
 export interface TestBrowser {
   context: BrowserContext;
   page: Page;

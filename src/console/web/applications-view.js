@@ -1,8 +1,9 @@
 // @ts-check
-import { admin, ApiError } from './api.js';
+import { admin } from './api.js';
 import { projectsOf } from './devices-view.js';
 import { announce, formatTime, h } from './dom.js';
-import { reportError } from './report.js';
+import { copyRow } from './credentials.js';
+import { reportError, runShowingRefusal } from './report.js';
 
 /**
  * @typedef {object} ApplicationRecord an application key as the admin API shows it: never its secret (issue 22)
@@ -25,20 +26,7 @@ export const applicationsHref = (/** @type {string} */ projectid) => `#/applicat
 function secretPanel(issued, heading) {
   const status = h('p', { id: 'copy-status', class: 'meta', role: 'status' });
   /** @param {string} name @param {string} label @param {string} value */
-  const row = (name, label, value) => {
-    const field = h('input', { id: `app-${name}`, readonly: true, value, spellcheck: 'false', class: 'copy-field' });
-    const copy = async () => {
-      if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(value);
-      field.select();
-      if (!document.execCommand('copy')) throw new Error('the browser refused to copy');
-    };
-    const button = h('button', {
-      type: 'button', id: `copy-app-${name}`, class: 'copy', 'aria-label': `Copy ${label}`,
-      onclick: () => copy().then(() => announce((status.textContent = `${label} copied.`)),
-        (err) => (status.textContent = `Could not copy: ${err instanceof Error ? err.message : String(err)}; select the text instead.`)),
-    }, 'Copy');
-    return h('div', { class: 'copy-row' }, h('label', { for: `app-${name}` }, label), h('div', { class: 'copy-line' }, field, button));
-  };
+  const row = (name, label, value) => copyRow(name, label, value, status, 'app');
   return h('section', { id: 'new-application-secret', class: 'card credentials', 'aria-labelledby': 'app-secret-heading' },
     h('h2', { id: 'app-secret-heading' }, heading),
     h('p', { class: 'notice' }, `Copy them now: the secret of ${issued.name || 'this key'} is shown only this once; the service keeps `,
@@ -104,14 +92,7 @@ export function applicationsView(main, { projectid }) {
 
   /** Runs an action, shows a refusal beside the table, and reads the list again. @param {string} what @param {() => Promise<void>} action */
   async function run(what, action) {
-    result.textContent = '';
-    error.textContent = '';
-    try {
-      await action();
-    } catch (err) {
-      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401) error.textContent = `${what}: ${err.message} (${err.code})`;
-      else reportError(err);
-    }
+    await runShowingRefusal(result, error, what, action);
     await load().catch(reportError);
   }
 

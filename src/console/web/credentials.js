@@ -48,16 +48,19 @@ async function copy(text, field) {
 }
 
 /**
- * One value with a Copy button; `name` makes the ids (`cred-token`, `copy-token`).
+ * One value with a Copy button; `name` makes the ids (`cred-token`, `copy-token`), after `prefix` when given
+ * (`app-secret`, `copy-app-secret`: applications-view.js).
  * @param {string} name
  * @param {string} label
  * @param {string} value
  * @param {HTMLElement} status where "Copied" is said
+ * @param {string} [prefix]
  */
-function copyRow(name, label, value, status) {
-  const field = h('input', { id: `cred-${name}`, readonly: true, value, spellcheck: 'false', class: 'copy-field' });
+export function copyRow(name, label, value, status, prefix) {
+  const fieldId = prefix === undefined ? `cred-${name}` : `${prefix}-${name}`;
+  const field = h('input', { id: fieldId, readonly: true, value, spellcheck: 'false', class: 'copy-field' });
   const button = h('button', {
-    type: 'button', id: `copy-${name}`, class: 'copy', 'aria-label': `Copy ${label}`,
+    type: 'button', id: prefix === undefined ? `copy-${name}` : `copy-${prefix}-${name}`, class: 'copy', 'aria-label': `Copy ${label}`,
     onclick: () => copy(value, field).then(
       () => {
         status.textContent = `${label} copied.`;
@@ -66,7 +69,7 @@ function copyRow(name, label, value, status) {
       (err) => (status.textContent = `Could not copy: ${err instanceof Error ? err.message : String(err)}; select the text instead.`),
     ),
   }, 'Copy');
-  return h('div', { class: 'copy-row' }, h('label', { for: `cred-${name}` }, label), h('div', { class: 'copy-line' }, field, button));
+  return h('div', { class: 'copy-row' }, h('label', { for: fieldId }, label), h('div', { class: 'copy-line' }, field, button));
 }
 
 /**

@@ -1,9 +1,9 @@
 // @ts-check
-import { admin, ApiError } from './api.js';
+import { admin } from './api.js';
 import { credentialsPanel } from './credentials.js';
 import { devicesHref, projectsOf } from './devices-view.js';
 import { announce, h } from './dom.js';
-import { flash, reportError } from './report.js';
+import { flash, runShowingRefusal } from './report.js';
 
 /**
  * An operator's actions on one device (admin API): enable or disable, ban or unban, rotate the token or the secret
@@ -34,16 +34,7 @@ export function managePanel({ deviceid, signal, onChanged }) {
       confirmDelete));
 
   /** @param {string} what @param {() => Promise<void>} action */
-  async function run(what, action) {
-    result.textContent = '';
-    error.textContent = '';
-    try {
-      await action();
-    } catch (err) {
-      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401) error.textContent = `${what}: ${err.message} (${err.code})`;
-      else reportError(err);
-    }
-  }
+  const run = (what, action) => runShowingRefusal(result, error, what, action);
 
   /** @param {{enabled?: boolean, banned?: boolean, groupid?: string}} change */
   function patch(change) {

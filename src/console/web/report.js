@@ -18,6 +18,25 @@ export function reportError(err) {
   banner.hidden = false;
 }
 
+/**
+ * Runs an action of a view: its result line and refusal line are cleared first; a refusal the operator can act on
+ * (4xx, not a refused login) is said in `error`, prefixed with `what`; anything else goes to the banner.
+ * @param {HTMLElement} result
+ * @param {HTMLElement} error
+ * @param {string} what
+ * @param {() => Promise<void>} action
+ */
+export async function runShowingRefusal(result, error, what, action) {
+  result.textContent = '';
+  error.textContent = '';
+  try {
+    await action();
+  } catch (err) {
+    if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401) error.textContent = `${what}: ${err.message} (${err.code})`;
+    else reportError(err);
+  }
+}
+
 /** A notice that outlives one change of view, e.g. "Deleted lamp" on the list the console goes back to. */
 /** @type {string | undefined} */
 let pendingFlash;

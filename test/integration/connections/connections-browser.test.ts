@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { MqttClient } from 'mqtt';
 import type { Page } from 'playwright-core';
-import { chromiumAvailable, CHROMIUM_PATH, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { chromiumOrSkip, isPng, launchBrowser, logInToConsole, TestBrowser } from '../../helpers/browser';
 import { aDevice, TestDevice } from '../../helpers/devices';
 import { connectDevice, connectRaw, endAll } from '../../helpers/mqtt';
 import { startStack, Stack } from '../../helpers/stack';
@@ -17,18 +17,12 @@ describe('the console\'s Connections panel in headless Chromium', function () {
   const clients: MqttClient[] = [];
 
   before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`    skipped: ${CHROMIUM_PATH} is missing (scripts/ensure-chromium.sh installs it; in CI these tests must run)`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     stack = await startStack();
     device = await aDevice(stack, { alias: 'inspected' });
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(`${stack.baseUrl}/console`);
-    await page.fill('#admin-token', stack.server.adminToken);
-    await page.click('#login-form button[type=submit]');
-    await page.locator('table#devices').waitFor();
+    await logInToConsole(page, stack);
   });
   after(async () => {
     await endAll(...clients);

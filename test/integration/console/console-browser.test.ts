@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MqttClient } from 'mqtt';
 import type { Page } from 'playwright-core';
 import { aDevice, TestDevice } from '../../helpers/devices';
-import { chromiumAvailable, CHROMIUM_PATH, expectedRefusal, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { chromiumOrSkip, expectedRefusal, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
 import { connectDevice, endAll, nextMessage } from '../../helpers/mqtt';
 import { asDevice } from '../../helpers/rest-device';
 import { Stack, startStack } from '../../helpers/stack';
@@ -34,10 +34,7 @@ describe('the web console in headless Chromium', function () {
   const textOf = async (selector: string) => (await page.locator(selector).textContent())?.trim() ?? '';
 
   before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`    skipped: ${CHROMIUM_PATH} is missing (scripts/ensure-chromium.sh installs it; in CI these tests must run)`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     stack = await startStack();
     sensor = await aDevice(stack, { alias: 'sensor' });
     lamp = await aDevice(stack, { projectid: sensor.projectid, groupid: sensor.groupid, alias: 'lamp' });

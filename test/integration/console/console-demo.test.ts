@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { chromiumAvailable, CHROMIUM_PATH, expectedRefusal, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { chromiumOrSkip, expectedRefusal, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
 import { Stack, startStack } from '../../helpers/stack';
 
 /** Starts a stack with DEMO=true, keeping the demo's credentials block (printed on stdout) out of the test report. */
@@ -23,10 +23,7 @@ describe('the web console shows the demo sensor online while it sends (headless 
   let page: Page;
 
   before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`    skipped: ${CHROMIUM_PATH} is missing (scripts/ensure-chromium.sh installs it; in CI these tests must run)`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     stack = await startDemoStack();
     browser = await launchBrowser();
     page = browser.page;

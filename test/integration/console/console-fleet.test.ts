@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { MqttClient } from 'mqtt';
 import type { Page } from 'playwright-core';
-import { chromiumAvailable, CHROMIUM_PATH, expectedRefusal, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { chromiumOrSkip, expectedRefusal, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
 import { aDevice, TestDevice } from '../../helpers/devices';
 import { connectDevice, endAll } from '../../helpers/mqtt';
 import { restPublish } from '../../helpers/mqtt-expect';
@@ -40,10 +40,7 @@ describe('the web console runs a fleet (headless Chromium)', function () {
     stack.http('GET', '/v2/device/status', { headers: { authorization: `Device ${deviceid}:${token}` } });
 
   before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`    skipped: ${CHROMIUM_PATH} is missing (scripts/ensure-chromium.sh installs it; in CI these tests must run)`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     stack = await startStack();
     for (let i = 0; i < FLEET; i += 50) {
       fleet.push(...await Promise.all(Array.from({ length: Math.min(50, FLEET - i) }, (_, k) => {

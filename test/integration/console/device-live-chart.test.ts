@@ -3,7 +3,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { aDevice, TestDevice } from '../../helpers/devices';
-import { chromiumAvailable, CHROMIUM_PATH, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { chromiumOrSkip, isPng, launchBrowser, logInToConsole, TestBrowser } from '../../helpers/browser';
 import { asDevice } from '../../helpers/rest-device';
 import { Stack, startStack } from '../../helpers/stack';
 
@@ -51,10 +51,7 @@ describe('the device page: latest values and a live chart, in headless Chromium'
   const pageWidth = () => page.evaluate<number>('document.documentElement.scrollWidth');
 
   before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`    skipped: ${CHROMIUM_PATH} is missing (scripts/ensure-chromium.sh installs it; in CI these tests must run)`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     stack = await startStack();
     meter = await aDevice(stack, { alias: 'meter' });
     const batch = SECONDS.map((s, i) => ({ data: { temp: 20 + (i % 5), hum: 50 - i, env: { lux: 300 + i } }, ts: s * 1000 }));
@@ -63,10 +60,7 @@ describe('the device page: latest values and a live chart, in headless Chromium'
     await asDevice(stack, meter)('PUT', '/v2/device/shadow/data', { body: { data: { mode: 'eco' } } });
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(`${stack.baseUrl}/console`);
-    await page.fill('#admin-token', stack.server.adminToken);
-    await page.click('#login-form button[type=submit]');
-    await page.locator('table#devices').waitFor();
+    await logInToConsole(page, stack);
     await page.goto(`${stack.baseUrl}/console#/device/${meter.deviceid}`);
   });
 

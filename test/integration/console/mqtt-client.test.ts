@@ -3,7 +3,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { aDevice, TestDevice } from '../../helpers/devices';
-import { chromiumAvailable, CHROMIUM_PATH, isPng, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { chromiumOrSkip, isPng, launchBrowser, logInToConsole, TestBrowser } from '../../helpers/browser';
 import { asDevice } from '../../helpers/rest-device';
 import { Stack, startStack } from '../../helpers/stack';
 
@@ -27,19 +27,13 @@ describe('the console\'s MQTT client, in headless Chromium', function () {
   const message = (topic: string) => page.locator(`#mqtt-messages li[data-topic="${topic}"]`);
 
   before(async function () {
-    if (!chromiumAvailable()) {
-      console.log(`    skipped: ${CHROMIUM_PATH} is missing (scripts/ensure-chromium.sh installs it; in CI these tests must run)`);
-      this.skip();
-    }
+    chromiumOrSkip(this);
     stack = await startStack();
     // The device whose group the test device joins, to publish into that group over REST.
     neighbour = await aDevice(stack, { groupid: 'console', alias: 'neighbour' });
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(`${stack.baseUrl}/console`);
-    await page.fill('#admin-token', stack.server.adminToken);
-    await page.click('#login-form button[type=submit]');
-    await page.locator('table#devices').waitFor();
+    await logInToConsole(page, stack);
   });
 
   after(async () => {

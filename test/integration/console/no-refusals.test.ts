@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Page, Response } from 'playwright-core';
 import { aDevice, TestDevice } from '../../helpers/devices';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, TestBrowser } from '../../helpers/browser';
+import { CHROMIUM_PATH, chromiumAvailable, launchBrowser, logInToConsole, TestBrowser } from '../../helpers/browser';
 import { Stack, startStack } from '../../helpers/stack';
 
 /**
@@ -34,10 +34,7 @@ describe('the console in normal use: no request answered 4xx, no console error',
     page.on('response', (res: Response) => {
       if (res.status() >= 400) refused.push(`${res.status()} ${res.request().method()} ${res.url()}`);
     });
-    await page.goto(`${stack.baseUrl}/console`);
-    await page.fill('#admin-token', stack.server.adminToken);
-    await page.click('#login-form button[type=submit]');
-    await page.locator('table#devices').waitFor();
+    await logInToConsole(page, stack);
   });
   after(async () => {
     await browser?.close();
