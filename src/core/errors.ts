@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   INVALID_QUERY: 400,
   /** A KairosDB-format query the embedded engine refuses; the body is KairosDB's `{"errors":[...]}` (reference §1). */
   KAIROS_QUERY_INVALID: 400,
+  /** A data-store query names a device by a bare alias that several devices the caller may read share. */
+  METRIC_AMBIGUOUS: 400,
   /** A js_function / js_filter / js_range script that failed, timed out or returned a non-number (reference §6.5). */
   SCRIPT_ERROR: 400,
   /** The script sandbox's limits (src/timeseries/sandbox/limits.ts): time, heap, stack, script length, points per call. */

@@ -58,12 +58,11 @@ const mayRead = (scope: DataScope, device: Device): boolean =>
   (scope.kind === 'user' && device.projectid === scope.projectid) ||
   (scope.kind === 'device' && device.projectid === scope.device.projectid && device.groupid === scope.device.groupid);
 
-/** The ids of every device the caller may read, for scoped listings. */
-export async function readableMetrics(devices: DeviceStore, scope: DataScope): Promise<Set<string>> {
+/** Every device the caller may read, for scoped listings. */
+export function readableDevices(devices: DeviceStore, scope: DataScope): Promise<Device[]> {
   const filter = scope.kind === 'admin' ? {} : scope.kind === 'user' ? { projectid: scope.projectid }
     : { projectid: scope.device.projectid, groupid: scope.device.groupid };
-  const list = await devices.listDevices(filter);
-  return new Set(list.map((d) => d.deviceid));
+  return devices.listDevices(filter);
 }
 
 /** Refuses the whole query when any metric is not a device the caller may read. */

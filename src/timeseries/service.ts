@@ -2,9 +2,10 @@ import { DataQueries, PreparedAnswer } from './data-queries';
 import { deleteRangesOf } from './delete-ranges';
 import { PointRelay } from './outbox-relay';
 import { HistoryEraser, QueryBody, QueryTimer, TimeSeriesQueries } from './port';
-import { TagsResponse, validateQuery, ValidatedQuery } from './query';
+import { answerBytesAtMost, TagsResponse, validateQuery } from './query';
+import { namedQuery, qualifiedName } from './metric-aliases';
 import {
-  checkMetricsReadable, checkMetricsWritable, DataCredentials, DataScope, readableMetrics, ScopeDeps, scopeOf, tenantOf,
+  checkMetricsReadable, checkMetricsWritable, DataCredentials, DataScope, readableDevices, ScopeDeps, scopeOf, tenantOf,
 } from './scope';
 
 export interface DataStoreDeps extends ScopeDeps {
@@ -38,7 +39,10 @@ export interface DataStore {
   answer(request: QueryRequest, body: unknown): Promise<PreparedAnswer>;
   /** The tags of the series a query selects (reference §8). */
   tags(request: QueryRequest, body: unknown): Promise<TagsResponse>;
-  /** The metrics the caller may read, sorted; only those starting with `prefix` when given. */
+  /**
+   * The metrics the caller may read that have points, sorted; only those starting with `prefix` when given. A caller
+   * with a project gets each such device's readable name `<groupid>/<alias>` too (metric-aliases.ts).
+   */
   metricNames(scope: DataScope, prefix?: string): Promise<string[]>;
   /** Tag names, or values, of the metrics the caller may read, sorted. */
   tagNames(scope: DataScope): Promise<string[]>;
@@ -51,11 +55,15 @@ export interface DataStore {
 export function createDataStore(deps: DataStoreDeps): DataStore {
   const { devices, queries, slots, eraser, relay, now, metrics } = deps;
 
-  /** The validated query, refused whole unless the caller may read every metric it names (saved ones included). */
-  async function readableQuery(scope: DataScope, body: unknown): Promise<ValidatedQuery> {
+  /**
+   * The validated query, its metrics named by device id, refused whole unless the caller may read every metric it
+   * names (saved ones included); `renamed` gives the answer back the names the caller used.
+   */
+  async function readableQuery(scope: DataScope, asked: unknown) {
+    const { body, renamed } = await namedQuery(devices, scope, asked);
     const query = validateQuery(body, now());
     await checkMetricsReadable(devices, scope, [...query.metricNames, ...query.savedMetricNames]);
-    return query;
+    return { query, body: body as QueryBody, renamed };
   }
 
   const callerOf = (request: QueryRequest) => ({ tenant: tenantOf(request.scope), cancelled: request.cancelled });
@@ -63,7 +71,7 @@ export function createDataStore(deps: DataStoreDeps): DataStore {
   async function tagListing(scope: DataScope, pick: (tags: Record<string, string[]>) => string[]): Promise<string[]> {
     await relay.flush();
     const found = new Set<string>();
-    for (const metric of await readableMetrics(devices, scope)) {
+    for (const { deviceid: metric } of await readableDevices(devices, scope)) {
       for (const item of pick(await queries.tagsOf(metric))) found.add(item);
     }
     return [...found].sort();
@@ -72,22 +80,26 @@ export function createDataStore(deps: DataStoreDeps): DataStore {
   return {
     identify: (credentials, source) => scopeOf(deps, credentials, source),
 
-    async answer(request, body) {
-      const query = await readableQuery(request.scope, body);
+    async answer(request, asked) {
+      const { query, body, renamed } = await readableQuery(request.scope, asked);
       await relay.flush();
-      return metrics.timeQuery('datapoints', () => slots.answer(query, body as QueryBody, callerOf(request)));
+      const prepared = await metrics.timeQuery('datapoints', () => slots.answer(query, body, callerOf(request)));
+      const answer = renamed(prepared.answer);
+      return answer === prepared.answer ? prepared : { ...prepared, answer, bytesAtMost: answerBytesAtMost(answer) };
     },
 
-    async tags(request, body) {
-      const query = await readableQuery(request.scope, body);
+    async tags(request, asked) {
+      const { query, body, renamed } = await readableQuery(request.scope, asked);
       await relay.flush();
-      return metrics.timeQuery('tags', () => slots.tags(query, body as QueryBody, callerOf(request)));
+      return renamed(await metrics.timeQuery('tags', () => slots.tags(query, body, callerOf(request))));
     },
 
     async metricNames(scope, prefix) {
       await relay.flush();
-      const readable = await readableMetrics(devices, scope);
-      return (await queries.metricNames(prefix)).filter((name) => readable.has(name));
+      const readable = new Map((await readableDevices(devices, scope)).map((d) => [d.deviceid, d]));
+      const ids = (await queries.metricNames()).filter((name) => readable.has(name));
+      const names = scope.kind === 'admin' ? ids : [...ids, ...ids.map((id) => qualifiedName(readable.get(id)!))];
+      return names.filter((name) => prefix === undefined || name.startsWith(prefix)).sort();
     },
 
     tagNames: (scope) => tagListing(scope, (tags) => Object.keys(tags)),

@@ -92,6 +92,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   OTHER_GROUP: 'device "lamp" is not in your group',
   DEVICE_OUT_OF_REACH: 'the device is outside the project or groups of this application key',
   METRIC_FORBIDDEN: 'metric 5d0c… is not a device you may read',
+  METRIC_AMBIGUOUS: 'metric "lamp" is the alias of 2 devices you may read; name one as "kitchen/lamp" or "garage/lamp", or by its id',
   READ_ONLY_TOKEN: 'this user token may only read; issue one with "scope": "write" (POST /v2/admin/tokens) to delete history',
   ROLE_FORBIDDEN: 'PUT /v2/admin/devices/:deviceid/triggers needs the role operator (yours: viewer)',
   PROJECT_FORBIDDEN: 'project home is not among your projects',

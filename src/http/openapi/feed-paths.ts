@@ -21,7 +21,7 @@ const SCRIPT_ERRORS: ErrorCode[] = ['SCRIPT_ERROR', 'SCRIPT_TIMEOUT', 'SCRIPT_ME
   'SCRIPT_TOO_LONG', 'SCRIPT_INPUT_TOO_LARGE'];
 /** With the query budgets and slots of issue 10 (docs/limits-and-errors.md "Budgets of shared resources"). */
 const QUERY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT', 'KAIROS_QUERY_INVALID',
-  'METRIC_FORBIDDEN', 'QUERY_TOO_LARGE', 'QUERY_TIMEOUT', 'TOO_MANY_QUERIES', 'SHUTTING_DOWN', 'BACKEND_ERROR', 'BACKEND_UNAVAILABLE'];
+  'METRIC_FORBIDDEN', 'METRIC_AMBIGUOUS', 'QUERY_TOO_LARGE', 'QUERY_TIMEOUT', 'TOO_MANY_QUERIES', 'SHUTTING_DOWN', 'BACKEND_ERROR', 'BACKEND_UNAVAILABLE'];
 const READ_ERRORS: ErrorCode[] = [...DEVICE_AUTH_ERRORS, 'INVALID_QUERY', 'SHUTTING_DOWN', 'BACKEND_ERROR', 'BACKEND_UNAVAILABLE'];
 
 const SCOPE = 'A user token reads every device of its project; a device reads itself and the devices of its group.';
@@ -48,7 +48,9 @@ export function feedPaths(prefix: string): Paths {
       post: op('queryDatapoints', {
         summary: 'Query data points (KairosDB query)',
         description: `Metric = \`deviceid\`, tag \`attr\` = shadow field. ${SCOPE} A query naming any other metric ` +
-          '(also as a `save_as` target) is refused whole with 403 `METRIC_FORBIDDEN`.',
+          '(also as a `save_as` target) is refused whole with 403 `METRIC_FORBIDDEN`. A device may also be named ' +
+          '`<groupid>/<alias>`, or by an alias unique among the devices the caller may read (400 `METRIC_AMBIGUOUS` ' +
+          'otherwise); results carry the name the query used (docs/data-store.md "Devices by name").',
         requestBody: queryBody,
         responses: {
           ...success(200, 'KairosDB\'s query result.', 'KairosQueryResult', {
@@ -78,7 +80,7 @@ export function feedPaths(prefix: string): Paths {
     },
     [`${base}/metricnames`]: {
       get: {
-        ...listing('listMetricNames', 'Devices that have points', [METRIC]),
+        ...listing('listMetricNames', 'Devices that have points, by id and by `<groupid>/<alias>`', [METRIC, 'kitchen/lamp']),
         parameters: [{ name: 'prefix', in: 'query', required: false, description: 'Only names starting so.', schema: { type: 'string' } }],
       },
     },

@@ -5,7 +5,7 @@ import { startStack, Stack } from '../../helpers/stack';
 const QUERY = '/v2/feed/api/v1/datapoints/query';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-describe('data-store credentials as tools send them, and metrics named by alias', () => {
+describe('data-store credentials as tools send them, and deletes named by alias', () => {
   let stack: Stack;
   let lamp: TestDevice;
   let userToken: string;
@@ -36,8 +36,9 @@ describe('data-store credentials as tools send them, and metrics named by alias'
     expect((await query(basic('grafana', `${head}.${payload}.AAAA`))).status).to.equal(401);
   });
 
-  it('tells a caller who names a metric by the device\'s alias to use its device id', async () => {
-    const res = await query(`Bearer ${userToken}`, 'lamp');
+  it('tells a caller who deletes a metric named by the device\'s alias to use its device id', async () => {
+    const writer = (await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: lamp.projectid, ttl: 600, scope: 'write' } })).body.token;
+    const res = await stack.http('DELETE', '/v2/feed/api/v1/metric/lamp', { headers: { authorization: `Bearer ${writer}` } });
 
     expect(res.status).to.equal(403);
     expect(res.body.code).to.equal('METRIC_FORBIDDEN');

@@ -69,7 +69,8 @@ describe('POST /v2/feed/api/v1/datapoints/query: who may read what', () => {
     expect(names.status).to.equal(200);
     expect(names.body.results).to.not.include(alice.deviceid);
     const mine = await stack.http('GET', '/v2/feed/api/v1/metricnames', { headers: { authorization: bob.auth } });
-    expect(mine.body.results).to.deep.equal([alice.deviceid]);
+    // Each readable device with points by its id, and by its readable name (docs/data-store.md "Devices by name").
+    expect(mine.body.results).to.have.members([alice.deviceid, `${alice.groupid}/${alice.alias}`]).and.have.length(2);
     const tagnames = await stack.http('GET', '/feed/api/v1/tagnames', { headers: { authorization: `Bearer ${userToken}` } });
     expect(tagnames.body.results).to.deep.equal(['attr']);
     const tagvalues = await stack.http('GET', '/feed/api/v1/tagvalues', { headers: { authorization: stranger.auth } });

@@ -63,6 +63,17 @@ describe('TIMESERIES=kairosdb: the service over the real KairosDB', function () 
     expect(res.body.queries[0].results[0].values).to.deep.equal([[base, 430]]);
   });
 
+  it('answers a query naming the device by `<groupid>/<alias>` from KairosDB, under that name', async () => {
+    const name = `${device.groupid}/${device.alias}`;
+    const body = (metric: string) => ({ start_absolute: base, metrics: [{ name: metric, tags: { attr: ['temp'] } }] });
+    const byId = await pollQuery(body(device.deviceid), (r) => r.body.queries[0].sample_size === 4);
+    const byName = await query(body(name));
+
+    expect(byName.status, byName.text).to.equal(200);
+    expect(byName.body.queries[0].results[0].name).to.equal(name);
+    expect(byName.body.queries[0].results[0].values).to.deep.equal(byId.body.queries[0].results[0].values);
+  });
+
   it("answers KairosDB's refusals in KairosDB's format", async () => {
     const res = await query({ start_absolute: base, time_zone: 'America/Ciudad_Juarez', metrics: [{ name: device.deviceid }] });
 
@@ -76,7 +87,7 @@ describe('TIMESERIES=kairosdb: the service over the real KairosDB', function () 
     const tagNames = await stack.http('GET', '/v2/feed/api/v1/tagnames', { headers: { authorization: device.auth } });
     const tagValues = await stack.http('GET', '/v2/feed/api/v1/tagvalues', { headers: { authorization: device.auth } });
 
-    expect(names.body.results).to.deep.equal([device.deviceid]);
+    expect(names.body.results).to.deep.equal([device.deviceid, `${device.groupid}/${device.alias}`].sort());
     expect(tagNames.body.results).to.deep.equal(['attr']);
     expect(tagValues.body.results).to.deep.equal(['env.humid', 'env.ok', 'temp']);
   });
