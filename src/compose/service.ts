@@ -32,6 +32,7 @@ import { countBackendErrors } from '../metrics/backend-errors';
 import { createServiceMetrics } from '../metrics/service-metrics';
 import { observePointWriter, observeShadowWrites } from '../metrics/store-metrics';
 import { AedesBroker, createAedesBroker } from '../mqtt/broker';
+import { coalesceWrites } from '../mqtt/coalesced-writes';
 import { observeAedes } from '../mqtt/broker-metrics';
 import { mqttListenerReadinessCheck } from '../mqtt/listener-readiness';
 import { createAedesMessageWatch } from '../mqtt/message-watch';
@@ -252,9 +253,9 @@ export async function composeService(config: Config, logger: Logger, options: Se
   if (!backbone) await broker.upkeep.publishOrphanedWills();
   const cluster = backbone ? backbone.join(broker) : broker;
   observeAedes(broker.aedes, metrics);
-  const mqtt = createTcpServer((socket) => broker.aedes.handle(socket));
+  const mqtt = createTcpServer((socket) => broker.aedes.handle(coalesceWrites(socket)));
   const tlsOptions = config.tls && { cert: config.tls.cert, key: config.tls.key };
-  const mqtts = tlsOptions && createTlsServer(tlsOptions, (socket) => broker.aedes.handle(socket));
+  const mqtts = tlsOptions && createTlsServer(tlsOptions, (socket) => broker.aedes.handle(coalesceWrites(socket)));
   const mqttWs = createMqttOverWebSocket(broker.aedes);
   const registry = createRegistry({
     devices,
