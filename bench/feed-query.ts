@@ -29,7 +29,7 @@ export interface FeedQueryFigures {
 type Print = (line: string) => void;
 
 /** No benchmark query runs a script: a call here is a bug of the benchmark. */
-const noScripts: ScriptSandbox = {
+export const noScripts: ScriptSandbox = {
   mapPoints: () => Promise.reject(new Error('no scripts in this benchmark')),
   filterPoints: () => Promise.reject(new Error('no scripts in this benchmark')),
   reduceRanges: () => Promise.reject(new Error('no scripts in this benchmark')),

@@ -3,6 +3,7 @@ import { measureBareIngest } from './bare-ingest';
 import { measureBatchIngest } from './batch-ingest';
 import { BenchDevice, startBenchService } from './bench-service';
 import { benchFeedQueries, QUERY_SIZES } from './feed-query';
+import { benchFleetQuery } from './fleet-query';
 import { FIELDS } from './feed-query-shapes';
 import { HttpLoadRun, measureHttp } from './http-load';
 import { startKoaHello } from './koa-hello';
@@ -11,6 +12,8 @@ import { kairosDbIngestRows, measureKairosDbIngest } from './kairosdb-ingest';
 import { measureBrokers, MQTT_LOGINS_NEEDED } from './mqtt-brokers';
 import { machineMosquitto, serviceTarget, startBareAedes } from './mqtt-targets';
 import { boundNote, BrokerResults, brokerRows, commitRow, httpRow, ingestRow, queryRow, ratioTargetNote, targetNote } from './report';
+import { benchRetentionDisk } from './retention-disk';
+import { benchRollupQuery } from './rollup-query';
 import { measureSqliteCommits } from './sqlite-commit';
 import { benchTimeSeriesStore } from './timeseries-store';
 
@@ -242,6 +245,14 @@ async function main(): Promise<void> {
       rows.push(...(await benchTimeSeriesStore({ print: quiet })));
     });
 
+    await section('time-series retention', async () => {
+      rows.push(await benchRetentionDisk());
+    });
+
+    await section('roll-ups', async () => {
+      rows.push(await benchRollupQuery());
+    });
+
     await section('data-store queries', async () => {
       const queries = await benchFeedQueries(print);
       rows.push('data-store queries (POST /v2/feed/api/v1/datapoints/query, user token; engine = executeQuery, no HTTP):');
@@ -256,6 +267,10 @@ async function main(): Promise<void> {
         "raw with limit: sample_size counts the points kept after KairosDB's per-row limit; the store reads all " +
           `${QUERY_SIZES.join(' / ')} points of the range before that cut, so its time follows the stored count`,
       );
+    });
+
+    await section('fleet query', async () => {
+      rows.push(...(await benchFleetQuery(print)));
     });
   } finally {
     if (rows.length > 0) {

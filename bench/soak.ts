@@ -81,6 +81,9 @@ async function main(): Promise<void> {
     const started = Date.now();
     while (Date.now() - started < durationMs) {
       await new Promise((r) => setTimeout(r, windowMs));
+      if (service.child.exitCode !== null || service.child.signalCode !== null) {
+        throw new Error(`the service exited (${service.child.exitCode ?? service.child.signalCode}); see ${dataDir}/service.log`);
+      }
       const minutes = (Date.now() - started) / 60_000;
       const sample = await sampleProcess(service.pid, service.baseUrl, dataDir);
       samples.push({ minutes, sample });
@@ -92,8 +95,11 @@ async function main(): Promise<void> {
     await stopLoad();
     summarise(samples, recorder);
   } finally {
-    service.child.kill('SIGTERM');
-    await new Promise((r) => service.child.once('exit', r));
+    if (service.child.exitCode === null && service.child.signalCode === null) {
+      const exited = new Promise((r) => service.child.once('exit', r));
+      service.child.kill('SIGTERM');
+      await exited;
+    }
     if (!process.env.KEEP_SOAK_DATA) rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -30,10 +30,17 @@ export const USAGE = `usage: openpie <command> [options]
   devices kick <deviceid> [--reason R] (closes its MQTT sessions on every node; it may connect again)
   migrations show
   migrations complete                 (once every node runs this release: credentials left in plaintext become digests)
-  tokens issue --project P [--ttl SECONDS] [--scope read|write]
+  tokens issue --project P [--ttl SECONDS] [--scope read|write] [--grants fleet,desired,...]
   tokens revoke <jti>                 (the token whose jti \`tokens issue\` printed is refused from now on)
   schema show|delete (<deviceid> | --project P --group G)
   schema set (<deviceid> | --project P --group G) (--json JSON | --file FILE)
+  datatags show (<deviceid> | --project P --group G)
+  datatags set (<deviceid> | --project P --group G) (--json JSON | --file FILE)   (a JSON array of datatags)
+  datatags enable|disable|delete (<deviceid> | --project P --group G) <attr>
+                 (delete: the tag and, for a device, its points: NETPIE's "delete feed")
+  datatags clear <deviceid> <attr>    (every point of the tag; the tag stays: NETPIE's "clear feed")
+  datatags point-set <deviceid> <attr> <timestamp> <value>   (edits or adds the point at that epoch-ms time)
+  datatags point-delete <deviceid> <attr> <timestamp>
   triggers show|delete <deviceid>
   triggers set <deviceid> (--json JSON | --file FILE)
   hooks list --project P
@@ -55,6 +62,12 @@ export const USAGE = `usage: openpie <command> [options]
   quotas show --project P [--month YYYY-MM]
   quotas set --project P [--shadow-ops N] [--expression-runs N] [--trigger-runs N] [--messages N] [--api-calls N]
              (replaces every limit: one left out, or "unlimited", has none)
+  retention show --project P
+  retention set --project P <duration>   (30d, 12h, 1y ...: points written from now on expire this long after their time)
+  retention clear --project P            (back to the service default, POINT_RETENTION)
+  rollups show --project P
+  rollups set --project P <period>=<retention> ...   (1m=30d 1h=unlimited: the project's roll-up tiers, replaced)
+  rollups clear --project P              (removes the tiers and their points)
 
 environment: OPENPIE_URL (default http://127.0.0.1:$PORT, PORT default 8080),
              ADMIN_TOKEN (default: the token kept in $DATA_DIR/admin-token),
@@ -76,6 +89,7 @@ const OPTIONS = {
   apply: { type: 'boolean' },
   ttl: { type: 'string' },
   scope: { type: 'string' },
+  grants: { type: 'string' },
   json: { type: 'string' },
   file: { type: 'string' },
   device: { type: 'string' },
@@ -138,6 +152,13 @@ function limitOf(name: string, value: string | undefined): number | null | undef
 
 /** The JSON body of `--json` or `--file`, exactly one of them: a JSON object. */
 function jsonBody(values: { json?: string; file?: string }, io: CliIo): Record<string, unknown> {
+  const parsed = jsonValue(values, io);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('the body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+/** The JSON of `--json` or `--file`, exactly one of them, whatever it holds. */
+function jsonValue(values: { json?: string; file?: string }, io: CliIo): unknown {
   if ((values.json === undefined) === (values.file === undefined)) throw new UsageError('give the body with --json or --file, one of them');
   let text: string;
   try {
@@ -151,8 +172,7 @@ function jsonBody(values: { json?: string; file?: string }, io: CliIo): Record<s
   } catch (err) {
     throw new UsageError(`${values.json !== undefined ? '--json' : `--file ${values.file}`} is not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError('the body must be a JSON object');
-  return parsed as Record<string, unknown>;
+  return parsed;
 }
 
 const enc = encodeURIComponent;
@@ -244,7 +264,7 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       return {
         method: 'POST',
         path: '/v2/admin/tokens',
-        body: defined({ projectid: required('project', v.project), ttl: integer('ttl', v.ttl), scope: v.scope }),
+        body: defined({ projectid: required('project', v.project), ttl: integer('ttl', v.ttl), scope: v.scope, grants: listOf(v.grants) }),
       };
     case 'tokens revoke':
       if (id === undefined || rest.length > 0) throw new UsageError(`${noun} ${verb} takes exactly one <jti>`);
@@ -261,6 +281,15 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       if (verb === 'delete') return { method: 'DELETE', path };
       return { method: 'PUT', path, body: jsonBody(v, io) };
     }
+    case 'datatags show':
+    case 'datatags set':
+    case 'datatags enable':
+    case 'datatags disable':
+    case 'datatags delete':
+    case 'datatags clear':
+    case 'datatags point-set':
+    case 'datatags point-delete':
+      return datatagCall(verb, v, [id, ...rest].filter((p) => p !== undefined), io);
     case 'triggers show':
       return { method: 'GET', path: `${needId()}/triggers` };
     case 'triggers set':
@@ -328,7 +357,71 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       }
       return { method: 'PUT', path: `/v2/admin/projects/${enc(required('project', v.project))}/quotas`, body };
     }
+    case 'retention show':
+    case 'retention set':
+    case 'retention clear': {
+      const path = `/v2/admin/projects/${enc(required('project', v.project))}/retention`;
+      if (verb === 'show') return { method: 'GET', path };
+      if (verb === 'clear') return { method: 'DELETE', path };
+      if (id === undefined || rest.length > 0) throw new UsageError('retention set takes exactly one <duration>, such as 30d');
+      // Checked by the service, which names the units it takes; a bare number is ms there too.
+      return { method: 'PUT', path, body: { retention: id } };
+    }
+    case 'rollups show':
+    case 'rollups set':
+    case 'rollups clear': {
+      const path = `/v2/admin/projects/${enc(required('project', v.project))}/rollups`;
+      if (verb === 'show') return { method: 'GET', path };
+      if (verb === 'clear') return { method: 'DELETE', path };
+      const tiers = [id, ...rest].filter((tier): tier is string => tier !== undefined).map((tier) => {
+        const [period, retention, ...more] = tier.split('=');
+        if (!period || !retention || more.length > 0) throw new UsageError(`rollups set takes tiers as <period>=<retention>, such as 1h=1y (got "${tier}")`);
+        return { period, retention };
+      });
+      if (tiers.length === 0) throw new UsageError('rollups set takes one or more <period>=<retention>, such as 1h=1y');
+      // Checked by the service, which names the periods and durations it takes.
+      return { method: 'PUT', path, body: { tiers } };
+    }
     default:
       throw new UsageError(noun === undefined ? 'no command given' : `unknown command: ${positionals.join(' ')}`);
+  }
+}
+
+/** `datatags <verb>`: a device's own tags (`<deviceid>` first) or a group's default (`--project`, `--group`). */
+function datatagCall(verb: string, v: { project?: string; group?: string; json?: string; file?: string }, args: string[], io: CliIo): AdminCall {
+  const group = v.project !== undefined || v.group !== undefined;
+  if (group && ['clear', 'point-set', 'point-delete'].includes(verb)) throw new UsageError(`datatags ${verb} acts on a device's points: give a <deviceid>`);
+  const arity: Record<string, number> = { show: 0, set: 0, enable: 1, disable: 1, delete: 1, clear: 1, 'point-set': 3, 'point-delete': 2 };
+  const deviceid = group ? undefined : args[0];
+  const rest = group ? args : args.slice(1);
+  if ((!group && deviceid === undefined) || rest.length !== arity[verb]) {
+    throw new UsageError(`datatags ${verb} takes ${group ? '' : '<deviceid> '}${['', '<attr>', '<attr> <timestamp>', '<attr> <timestamp> <value>'][arity[verb]]}`.trim());
+  }
+  const base = group
+    ? `/v2/admin/projects/${enc(required('project', v.project))}/groups/${enc(required('group', v.group))}/datatags`
+    : `/v2/admin/devices/${enc(deviceid!)}/datatags`;
+  const [attr = '', timestamp = '', value = ''] = rest;
+  switch (verb) {
+    case 'show':
+      return { method: 'GET', path: base };
+    case 'set': {
+      const list = jsonValue(v, io);
+      if (!Array.isArray(list)) throw new UsageError('the body must be a JSON array of datatags');
+      return { method: 'PUT', path: base, raw: { contentType: 'application/json', text: JSON.stringify(list) } };
+    }
+    case 'enable':
+    case 'disable':
+      return { method: 'PATCH', path: `${base}/${enc(attr)}`, body: { enabled: verb === 'enable' } };
+    case 'delete':
+      return { method: 'DELETE', path: `${base}/${enc(attr)}` };
+    case 'clear':
+      return { method: 'POST', path: `${base}/${enc(attr)}/clear` };
+    case 'point-set': {
+      // A number stays a number; anything else goes as text, which the service casts to the tag's type.
+      const number = Number(value);
+      return { method: 'PUT', path: `${base}/${enc(attr)}/points/${enc(timestamp)}`, body: { value: value.trim() !== '' && Number.isFinite(number) ? number : value } };
+    }
+    default:
+      return { method: 'DELETE', path: `${base}/${enc(attr)}/points/${enc(timestamp)}` };
   }
 }

@@ -2,7 +2,7 @@
  * What the nodes of one cluster tell each other about shared state (issue 14): an admin change made through one node
  * must be obeyed by every node, so each node drops what it cached of the changed item when told.
  */
-export const CHANGE_KINDS = ['schema', 'triggers', 'hook', 'quota-limits', 'signing-key', 'device', 'user-token'] as const;
+export const CHANGE_KINDS = ['schema', 'triggers', 'hook', 'quota-limits', 'signing-key', 'device', 'user-token', 'datatags', 'retention', 'desired', 'rollups'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** One changed item: `key` names it as the cache that holds it does (a schema owner, a device id, a project id …). */

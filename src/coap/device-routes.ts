@@ -7,8 +7,9 @@ import { MessagingService } from '../messaging/service';
 import { PUSH_LIMITS } from '../push/codecs';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
+import { revisionsQueryFrom } from '../shadows/history-codecs';
 import { SHADOW_LIMITS } from '../shadows/limits';
-import { shadowReply, shadowWriteReply } from '../shadows/replies';
+import { revisionsReply, shadowReply, shadowWriteReply } from '../shadows/replies';
 import { CHANGED, CONTENT } from './codes';
 import { coapEtagOf } from './shadow-conditions';
 import { CoapCall, CoapHandler, CoapRoute } from './routes';
@@ -20,7 +21,7 @@ export interface CoapDeviceRoutesDeps {
 }
 
 /** JSON bodies are read leniently: NETPIE's own CoAP example sends `{data:{temp:30.4}}`, with unquoted keys. */
-function jsonOf({ contentFormat, payload }: CoapCall): unknown {
+export function jsonOf({ contentFormat, payload }: CoapCall): unknown {
   const json = contentFormat === undefined || contentFormat === 'application/json' || contentFormat === 'text/plain';
   if (!json && !(typeof contentFormat === 'string' && contentFormat.endsWith('+json'))) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `expected Content-Format application/json (50), got ${contentFormat}`);
@@ -46,9 +47,18 @@ export function coapDeviceRoutes({ messaging, shadowService, push }: CoapDeviceR
     };
 
   // Replies carry the shadow's rev as ETag; writes take If-Match / If-None-Match (issue 25 §1, docs/coap.md).
+  // `?at=` and `shadow/revisions`: the shadow's history, as REST's (docs/device-api.md "Shadow history").
   const readShadow: CoapHandler = async ({ caller, query }) => {
-    const shadow = await shadowService.readShadow(caller, query.get('alias'));
+    const at = query.get('at');
+    const shadow = at === undefined
+      ? await shadowService.readShadow(caller, query.get('alias'))
+      : await shadowService.readShadowAt(caller, query.get('alias'), at);
     return { code: CONTENT, body: shadowReply(shadow), etag: coapEtagOf(shadow.rev) };
+  };
+
+  const readRevisions: CoapHandler = async ({ caller, query }) => {
+    const page = await shadowService.listRevisions(caller, query.get('alias'), revisionsQueryFrom((name) => query.get(name)));
+    return { code: CONTENT, body: revisionsReply(page) };
   };
 
   const writeShadow =
@@ -81,6 +91,7 @@ export function coapDeviceRoutes({ messaging, shadowService, push }: CoapDeviceR
       // POST (overwrite) is not in NETPIE's CoAP table, but REST has it and nothing argues against it here.
       methods: { GET: readShadow, PUT: writeShadow(true), POST: writeShadow(false) },
     },
+    { path: ['shadow', 'revisions'], open: false, maxPayloadBytes: 0, methods: { GET: readRevisions } },
     {
       path: ['shadow', 'batch'],
       open: false,

@@ -10,6 +10,8 @@ import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
 import { coapCodeOf } from './codes';
 import { coapDeviceRoutes } from './device-routes';
+import { coapDesiredRoutes } from './desired-routes';
+import { DesiredService } from '../desired/service';
 import { GuardedCoapServer, KeptReply, setKeptEtag } from './guarded-server';
 import { CoapReply, credentialsOf, handlerOf, matchRoute, parseQuery, requestTarget } from './routes';
 import { coapRevConditionOf } from './shadow-conditions';
@@ -20,6 +22,8 @@ export interface CoapServerDeps {
   admission: Admission;
   messaging: MessagingService;
   shadowService: ShadowService;
+  /** Desired state (issue 25 §2): /shadow/desired; absent in some tests. */
+  desired?: DesiredService;
   push: PushService;
   logger: Logger;
   /** Caps on unfinished block-wise uploads (issue 10, COAP_UPLOAD_*); the defaults when absent. */
@@ -51,7 +55,7 @@ interface Outcome extends KeptReply {
 /** The CoAP device API (issue 5 §2, netpie reference §4) over UDP, served by node-coap. */
 export function createCoapServer(deps: CoapServerDeps): CoapServer {
   const { admission, logger } = deps;
-  const routes = coapDeviceRoutes(deps);
+  const routes = [...coapDeviceRoutes(deps), ...(deps.desired ? coapDesiredRoutes(deps.desired) : [])];
   const largest = Math.max(...routes.map((r) => r.maxPayloadBytes));
   const server = new GuardedCoapServer({
     // Unknown paths get the largest limit: they are refused with 4.04 once the upload is whole.

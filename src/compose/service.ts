@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { version as VERSION } from '../../package.json';
 import { createMqttBackbone } from '../adapters/backbone/mqtt-backbone';
 import { openSqliteDatabase } from '../adapters/sqlite/sqlite-database';
+import { createSqliteFleetSource } from '../adapters/sqlite/sqlite-fleet-source';
 import { sqliteReadinessCheck } from '../adapters/sqlite/sqlite-readiness';
 import { Applications, createApplications } from '../applications/service';
 import { registerNode } from '../cluster/node-registration';
@@ -17,6 +18,8 @@ import { CoapServer, createCoapServer } from '../coap/server';
 import { ADMIN_TOKEN_ADVISED_LENGTH, adminLoginHint, announceGeneratedAdminToken, resolveAdminToken } from '../config/admin-token';
 import { Config } from '../config/config';
 import { prepareDataDir } from '../config/data-dir';
+import { cachedDatatagStore } from '../datatags/cached-datatag-store';
+import { createDatatagService } from '../datatags/service';
 import { DemoMode, loopbackMqttUrl, reachableBaseUrl, startDemo } from '../demo/demo-mode';
 import { loadCredentialKey } from '../devices/credential-key';
 import { createDeviceCache } from '../devices/device-cache';
@@ -44,9 +47,17 @@ import { createSharedRateLimiter } from '../ratelimit/shared-rate-limit';
 import { createOperators } from '../operators/service';
 import { createPushService } from '../push/service';
 import { createShadowNotices } from '../shadows/notices';
+import { createFleetIndex } from '../fleet/fleet-index';
+import { followFleetNotices } from '../fleet/follow-notices';
+import { createFleetQueries } from '../fleet/service';
+import { storeFleetSource } from '../fleet/store-fleet-source';
+import { checkedDesiredStore, DESIRED_CHECK_MAX_AGE_MS } from '../desired/cached-desired-store';
+import { createDeltaPush } from '../desired/notices';
+import { createDesiredService, withDeltaOnDataWrites } from '../desired/service';
 import { createShadowService } from '../shadows/service';
 import { createDataQueries } from '../timeseries/data-queries';
 import { createOutboxRelay } from '../timeseries/outbox-relay';
+import { createRetention } from '../timeseries/retention-policy';
 import { createQuickJsSandbox } from '../timeseries/sandbox/quickjs-sandbox';
 import { createDataStore } from '../timeseries/service';
 import { cachedRevokedTokens } from '../tokens/cached-revoked-tokens';
@@ -58,6 +69,9 @@ import { createAutomation } from './automation';
 import { openSessionBackend } from './session-backend';
 import { openStoreBackend } from './store-backend';
 import { openTimeSeriesBackend } from './timeseries-backend';
+import { composeRollups } from './rollups';
+import { DirtyRanges } from '../timeseries/rollups/dirty-ranges';
+import { trackWrites } from '../timeseries/rollups/maintainer';
 
 /** What the composition takes besides the configuration. */
 export interface ServiceOptions {
@@ -157,7 +171,9 @@ export async function composeService(config: Config, logger: Logger, options: Se
   const shadows = countBackendErrors(store.name, observeShadowWrites(store.shadows, metrics), metrics, forgetDevices);
   // TIMESERIES: the embedded engine (SQLite in DATA_DIR) or KairosDB.
   const timeseries = openTimeSeriesBackend(config, logger);
-  const writer = countBackendErrors('timeseries', observePointWriter(timeseries.writer, metrics), metrics);
+  // Roll-ups (issue 23 §3): every point written marks its time for the tiers' job (composeRollups below).
+  const rollupDirty = new DirtyRanges();
+  const writer = trackWrites(countBackendErrors('timeseries', observePointWriter(timeseries.writer, metrics), metrics), rollupDirty);
   const relay = createOutboxRelay(shadows, writer, logger);
   const sandbox = createQuickJsSandbox({}, { workers: config.limits.sandbox.workers, perTenant: config.limits.sandbox.perCaller });
   const queries = countBackendErrors('timeseries', timeseries.queries({ writer, sandbox }), metrics);
@@ -173,6 +189,14 @@ export async function composeService(config: Config, logger: Logger, options: Se
     else if (notice.kind === 'device') devices.forget(notice.key);
   });
   const sharedStateMaxAgeMs = options.sharedStateMaxAgeMs ?? SHARED_STATE_MAX_AGE_MS;
+  // How long points are kept (issue 23 §2): a project's own retention, else POINT_RETENTION; read through a cache
+  // each node keeps, dropped on a change here or a notice from another node.
+  const retention = createRetention({
+    store: countBackendErrors(store.name, store.projectRetention, metrics),
+    serviceDefaultMs: config.retention.defaultMs,
+    changes,
+    cache: { maxAgeMs: sharedStateMaxAgeMs, now },
+  });
   // `broker` is asked for only when a MESSAGE hook runs, once the service is listening.
   const automation = createAutomation({
     store,
@@ -210,6 +234,46 @@ export async function composeService(config: Config, logger: Logger, options: Se
     // Application keys, made below: asked only when an application logs in.
     applications: { check: (key, secret) => applications.check(key, secret) },
   });
+  const rollups = composeRollups({
+    store: countBackendErrors(store.name, store.rollups, metrics),
+    changes,
+    cache: { maxAgeMs: sharedStateMaxAgeMs, now },
+    devices,
+    dirty: rollupDirty,
+    queries,
+    writer: timeseries.writer,
+    eraser: timeseries.eraser,
+    embedded: config.timeseries.kind !== 'kairosdb',
+    logger,
+    now,
+  });
+  // A delete deletes the tier buckets it covers whole and marks its edges for the tiers' job.
+  const eraser = rollups.maintainer.trackDeletes(countBackendErrors('timeseries', timeseries.eraser, metrics));
+  // Datatags (issue 23 §1): read on every write through a cache each node keeps, like schemas.
+  const datatags = createDatatagService({
+    store: cachedDatatagStore(countBackendErrors(store.name, store.automation.datatags, metrics), changes, { maxAgeMs: sharedStateMaxAgeMs, now }),
+    devices,
+    eraser,
+    writer,
+    relay,
+    retention,
+    now,
+  });
+  // Desired state and its delta (issue 25 §2): every data write of a device with a desired document pushes its delta.
+  const desired = createDesiredService({
+    devices,
+    // A node alone is the only writer of its desired documents: its answers stand until it changes one.
+    store: checkedDesiredStore(countBackendErrors(store.name, store.desired, metrics), changes, {
+      maxAgeMs: store.name === 'cassandra' ? DESIRED_CHECK_MAX_AGE_MS : Infinity,
+      now,
+    }),
+    shadows,
+    now,
+    schemaFor: automation.schemas.schemaFor,
+    quotas: automation.quotas,
+    push: createDeltaPush(() => broker.messages, logger),
+    logger,
+  });
   const shadowService = createShadowService({
     devices,
     shadows,
@@ -219,7 +283,10 @@ export async function composeService(config: Config, logger: Logger, options: Se
     quotas: automation.quotas,
     onUpdated: automation.runner.shadowUpdated,
     // `@shadow/data/updated` for every applied write, whatever its transport; the broker is built below.
-    notices: createShadowNotices(() => broker.messages, logger),
+    notices: withDeltaOnDataWrites(createShadowNotices(() => broker.messages, logger), desired),
+    retention,
+    datatagsFor: datatags.datatagsFor,
+    history: countBackendErrors(store.name, store.shadowHistory, metrics),
   });
   // `@push` and `PUT /push`: DEVICE.PUSH events for the device's triggers.
   const push = createPushService({ onPush: automation.runner.pushed });
@@ -239,6 +306,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
     devices,
     presence,
     shadowService,
+    desired,
     push,
     logger,
     admission,
@@ -253,6 +321,17 @@ export async function composeService(config: Config, logger: Logger, options: Se
   if (!backbone) await broker.upkeep.publishOrphanedWills();
   const cluster = backbone ? backbone.join(broker) : broker;
   observeAedes(broker.aedes, metrics);
+  // The fleet query (docs/fleet-query.md): each project's devices and shadows in memory, read at its first query and
+  // kept up to date by every shadow notice and device change, whichever node made it.
+  const fleetIndex = createFleetIndex({
+    // STORE=sqlite reads a project in one query of openpie.db; Cassandra through its ports, a shadow at a time.
+    source: store.name === 'sqlite' ? createSqliteFleetSource(db) : storeFleetSource(devices, shadows),
+    projectOf: async (deviceid) => (await devices.getDevice(deviceid))?.projectid,
+    settings: config.limits.fleet,
+    now,
+    onError: (err, deviceid) => logger.warn({ err, deviceid }, 'fleet index: a device was not read again'),
+  });
+  await followFleetNotices({ index: fleetIndex, watch: createAedesMessageWatch(broker.aedes), devices, changes });
   const mqtt = createTcpServer((socket) => broker.aedes.handle(coalesceWrites(socket)));
   const tlsOptions = config.tls && { cert: config.tls.cert, key: config.tls.key };
   const mqtts = tlsOptions && createTlsServer(tlsOptions, (socket) => broker.aedes.handle(coalesceWrites(socket)));
@@ -288,8 +367,8 @@ export async function composeService(config: Config, logger: Logger, options: Se
     userTokens,
     adminToken: admin.token,
     queries,
-    slots: createDataQueries(queries, config.limits.query),
-    eraser: countBackendErrors('timeseries', timeseries.eraser, metrics),
+    slots: createDataQueries(queries, config.limits.query, rollups.queries),
+    eraser,
     relay,
     now,
     metrics,
@@ -313,12 +392,17 @@ export async function composeService(config: Config, logger: Logger, options: Se
     connections,
     groupTraffic: createGroupTraffic({ bus: broker.messages, watch: createAedesMessageWatch(broker.aedes), now }),
     shadowService,
+    desired,
     push,
     schemas: automation.schemas,
     quotas: automation.quotas,
     triggers: automation.triggers,
     userTokens,
     dataStore,
+    rollups: rollups.service,
+    fleet: createFleetQueries({ index: fleetIndex, limits: config.limits.fleet, now }),
+    retention,
+    datatags,
     version: `openpie ${VERSION} (KairosDB 1.2 query API)`,
     metrics,
     metricsToken: config.metricsToken,
@@ -360,6 +444,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
       admission,
       messaging,
       shadowService,
+      desired,
       push,
       logger,
       uploads: config.limits.coapUploads,
@@ -380,6 +465,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
       boundListeners = listeners ?? [{ name: 'HTTP', port: httpPort }, { name: 'MQTT', port: mqttPort }];
       // Points queued before a stop or crash go on to the time-series store now.
       void relay.flush();
+      rollups.maintainer.start();
       // With a backbone, the wills of this node's earlier runs go out once it is connected (a will at QoS 1 needs it).
       if (backbone) void whenReady(backbone.readiness, config.shutdownTimeoutMs).then(() => broker.upkeep.publishOrphanedWills());
       if (!config.demo) return;
@@ -405,6 +491,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
       // Points still in the outbox go on now if the time-series store takes them in time; else the next start sends them.
       await Promise.race([relay.flush(), new Promise((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref())]);
       await relay.close();
+      await rollups.maintainer.close();
       await sandbox.close();
       await triggersStopped;
       await automation.close();

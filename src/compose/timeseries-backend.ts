@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { createKairosDbTimeSeries } from '../adapters/kairosdb/kairosdb-timeseries';
-import { createSqliteTimeSeriesStore } from '../adapters/sqlite-timeseries/sqlite-timeseries-store';
+import { createSqliteTimeSeriesStore, DEFAULT_TIMESERIES_LAYOUT } from '../adapters/sqlite-timeseries/sqlite-timeseries-store';
 import { Config } from '../config/config';
 import { ReadinessCheck } from '../health/port';
 import { createEmbeddedQueries } from '../timeseries/embedded-queries';
@@ -24,7 +24,14 @@ export function openTimeSeriesBackend(config: Config, logger: Logger): TimeSerie
     const { url, timeoutMs, writeHoldMs } = config.timeseries;
     return createKairosDbTimeSeries({ url, timeoutMs, writeHoldMs, logger: logger.child({ backend: 'kairosdb' }) });
   }
-  const store = createSqliteTimeSeriesStore(config.dataDir);
+  // POINT_CLEANUP_INTERVAL_MS: the space of expired points is reclaimed this often (docs/data-store.md "Retention").
+  const store = createSqliteTimeSeriesStore(config.dataDir, DEFAULT_TIMESERIES_LAYOUT, {
+    cleanupEveryMs: config.retention.cleanupEveryMs,
+    onCleanup: (result) => {
+      if (result instanceof Error) logger.warn({ err: result }, 'time-series cleanup failed; it runs again next period');
+      else if (result.blocksDropped + result.headsSealed > 0) logger.info(result, 'expired points reclaimed');
+    },
+  });
   return {
     writer: store.writer,
     eraser: store.eraser,

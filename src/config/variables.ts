@@ -1,7 +1,9 @@
 import { DEFAULT_WRITE_HOLD_MS } from '../adapters/kairosdb/kairosdb-write-hold';
 import { CoapUploadLimits, DEFAULT_COAP_UPLOAD_LIMITS } from '../coap/unfinished-uploads';
+import { DEFAULT_FLEET_LIMITS, FleetLimits } from '../fleet/limits';
 import { DEFAULT_SESSION_LIMITS, SessionLimits } from '../sessions/settings';
 import { DEFAULT_QUERY_LIMITS, QueryLimits } from '../timeseries/limits';
+import { DEFAULT_RETENTION_SETTINGS, RetentionSettings, RetentionText } from '../timeseries/retention-settings';
 import { DEFAULT_SANDBOX_POOL } from '../timeseries/sandbox/sandbox-pool';
 import { DEFAULT_WEBHOOK_SETTINGS, WebhookSettings } from '../triggers/webhook';
 import { MqttUrl, NodeId } from './backbone-config';
@@ -42,11 +44,28 @@ const query = {
   queueTimeoutMs: v('QUERY_QUEUE_TIMEOUT_MS', AtLeastOne, Q.queueTimeoutMs, 'longest wait for a query slot, in ms'),
 } satisfies Rows<QueryLimits>;
 
+const F = DEFAULT_FLEET_LIMITS;
+const fleet = {
+  maxScanned: v('FLEET_QUERY_MAX_DEVICES', AtLeastOne, F.maxScanned, 'devices one fleet query may scan (the project, or the group asked)'),
+  timeoutMs: v('FLEET_QUERY_TIMEOUT_MS', AtLeastOne, F.timeoutMs, "wall-clock time of one fleet query's scan, in ms"),
+  concurrency: v('FLEET_QUERY_CONCURRENCY', AtLeastOne, F.concurrency, 'fleet queries running at once'),
+  perCaller: v('FLEET_QUERY_CONCURRENCY_PER_CALLER', AtLeastOne, F.perCaller, 'fleet queries one project runs at once'),
+  queuePerCaller: v('FLEET_QUERY_QUEUE_PER_CALLER', AtLeastZero, F.queuePerCaller, 'fleet queries one project may have waiting'),
+  queueTimeoutMs: v('FLEET_QUERY_QUEUE_TIMEOUT_MS', AtLeastOne, F.queueTimeoutMs, 'longest wait for a fleet query slot, in ms'),
+  maxAgeMs: v('FLEET_INDEX_MAX_AGE_MS', AtLeastOne, F.maxAgeMs, "a project's fleet index older than this is read again from the store, in ms"),
+  idleMs: v('FLEET_INDEX_IDLE_MS', AtLeastOne, F.idleMs, "a project's fleet index not queried for this long is dropped, in ms"),
+} satisfies Rows<FleetLimits>;
+
 const coapUploads = {
   perClient: v('COAP_UPLOADS_PER_CLIENT', AtLeastOne, DEFAULT_COAP_UPLOAD_LIMITS.perClient, 'unfinished CoAP block-wise uploads of one client address'),
   bytesPerClient: v('COAP_UPLOAD_BYTES_PER_CLIENT', AtLeastOne, DEFAULT_COAP_UPLOAD_LIMITS.bytesPerClient, 'bytes the unfinished uploads of one client address hold'),
   bytesTotal: v('COAP_UPLOAD_BYTES_TOTAL', AtLeastOne, DEFAULT_COAP_UPLOAD_LIMITS.bytesTotal, 'bytes all unfinished uploads hold'),
 } satisfies Rows<CoapUploadLimits>;
+
+const retention = {
+  defaultMs: v('POINT_RETENTION', RetentionText, 'unlimited', "how long points are kept when neither their field nor their project says: unlimited, or a duration such as 30d (units ms s m h d y)"),
+  cleanupEveryMs: v('POINT_CLEANUP_INTERVAL_MS', AtLeastOne, DEFAULT_RETENTION_SETTINGS.cleanupEveryMs, 'embedded engine: how often the blocks of expired points are dropped, in ms'),
+} satisfies Rows<RetentionSettings>;
 
 const sessionLimits = {
   expirySeconds: v('SESSION_EXPIRY_SECONDS', PositiveInt, DEFAULT_SESSION_LIMITS.expirySeconds, 'a persistent session not connected for this long is ended'),
@@ -97,6 +116,7 @@ export const VARIABLES = {
     timeoutMs: v('KAIROSDB_TIMEOUT_MS', PositiveInt, 10000, 'deadline of each request to KairosDB, in ms'),
     writeHoldMs: v('KAIROSDB_WRITE_HOLD_MS', AtLeastZero, DEFAULT_WRITE_HOLD_MS, 'how long points KairosDB acknowledged are kept to be written again if it restarts, in ms'),
   },
+  retention,
   store: {
     kind: v('STORE', StoreKind, 'sqlite', 'where the registry, shadows and point outbox live: sqlite or cassandra'),
     contactPoints: v('CASSANDRA_CONTACT_POINTS', ContactPoints, '127.0.0.1:9042', 'the Cassandra nodes the driver contacts first'),
@@ -108,6 +128,7 @@ export const VARIABLES = {
   },
   limits: {
     query,
+    fleet,
     sandbox: {
       workers: v('SANDBOX_WORKERS', AtLeastOne, DEFAULT_SANDBOX_POOL.workers, 'threads running js_* scripts'),
       perCaller: v('SANDBOX_CONCURRENCY_PER_CALLER', AtLeastOne, DEFAULT_SANDBOX_POOL.perTenant, 'script threads one caller uses at once'),

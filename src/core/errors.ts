@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   /** A REST message header that sets an MQTT 5 property (X-MQTT-*, Content-Type) is malformed or over its limit. */
   INVALID_MESSAGE_PROPERTY: 400,
   INVALID_TIMESTAMP: 400,
+  /** A fleet query's `filter` that does not parse or names an unknown variable or function (docs/fleet-query.md). */
+  INVALID_FILTER: 400,
   /** A shadow write's If-Match / If-None-Match (REST) or CoAP option that is not a list of entity tags (issue 25 §1). */
   INVALID_CONDITION: 400,
   BATCH_TOO_LARGE: 400,
@@ -45,16 +47,22 @@ export const ERROR_STATUS = {
   METRIC_FORBIDDEN: 403,
   /** Deleting history (POST /datapoints/delete, DELETE /metric) with a user token issued without `scope: write`. */
   READ_ONLY_TOKEN: 403,
+  /** A user token issued without the grant the call needs (`fleet`, `desired`: docs/operations.md "User-token grants"); `grant` names it. */
+  TOKEN_GRANT_MISSING: 403,
   /** Admin: the operator's role is below what the route needs (docs/operations.md "Operators, roles and the audit log"); `needs` names it. */
   ROLE_FORBIDDEN: 403,
   /** Admin: the call is about a project outside the operator's projects; `projectid` names it. */
   PROJECT_FORBIDDEN: 403,
   DEVICE_NOT_FOUND: 404,
   ALIAS_NOT_FOUND: 404,
+  /** `?at=` before the oldest kept revision of the shadow (issue 25 §3); `oldest` gives its time. */
+  REVISION_NOT_KEPT: 404,
   /** Admin: a user token asked for a project that has no device (projects exist through their devices). */
   PROJECT_NOT_FOUND: 404,
   /** Admin: the device or group has no schema of its own. */
   SCHEMA_NOT_FOUND: 404,
+  /** Admin: the device (or group) has no datatag with that attr (issue 23 §1). */
+  DATATAG_NOT_FOUND: 404,
   /** Admin: the project has no event hook of that name. */
   HOOK_NOT_FOUND: 404,
   /** Admin: no operator of that name. */

@@ -31,7 +31,7 @@ export interface AdminAutomationRouterDeps {
 }
 
 /** The path's project, which the caller must reach (operators/access.ts). */
-const projectOf = (ctx: Context) => {
+export const projectOf = (ctx: Context) => {
   const { projectid } = decodeOrThrow(ProjectPath, { projectid: ctx.params.projectid }, 'INVALID_QUERY');
   requireProject(ctx, projectid);
   return projectid;

@@ -10,8 +10,10 @@ import { Registry } from '../devices/service';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { Group, GroupMessage, GroupTraffic } from '../messaging/group-traffic';
 import { ShadowService } from '../shadows/service';
-import { shadowReply, shadowWriteReply } from '../shadows/replies';
+import { revisionsReply, shadowReply, shadowWriteReply } from '../shadows/replies';
 import { readJson } from './body';
+import { singleQuery } from './query';
+import { revisionsQueryFrom } from '../shadows/history-codecs';
 import { SHADOW_LIMITS } from '../shadows/limits';
 import { revConditionOf, setShadowEtag } from './shadow-conditions';
 import { EventStream, openEventStream } from './event-stream';
@@ -63,9 +65,19 @@ export function adminConsoleRouter({ adminAuth, registry, shadowService, groupTr
   router.get('/devices/:deviceid/shadow', async (ctx) => {
     const device = await registry.getDevice(ctx.params.deviceid);
     requireProject(ctx, device.projectid);
-    const shadow = await shadowService.readShadow(device);
+    const at = singleQuery(ctx, 'at');
+    // `?at=`: the shadow as it was then, as the Device API's (docs/device-api.md "Shadow history").
+    const shadow = at === undefined ? await shadowService.readShadow(device) : await shadowService.readShadowAt(device, undefined, at);
     setShadowEtag(ctx, shadow);
     ctx.body = { status: 200, ...shadowReply(shadow) };
+  });
+
+  // The console's slider over the device's revisions.
+  router.get('/devices/:deviceid/shadow/revisions', async (ctx) => {
+    const device = await registry.getDevice(ctx.params.deviceid);
+    requireProject(ctx, device.projectid);
+    const page = await shadowService.listRevisions(device, undefined, revisionsQueryFrom((name) => singleQuery(ctx, name)));
+    ctx.body = { status: 200, ...revisionsReply(page) };
   });
 
   // The body, reply and conditions (If-Match, If-None-Match) of the Device API's shadow write; the shadow service

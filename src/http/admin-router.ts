@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import * as t from 'io-ts';
 import { version } from '../../package.json';
-import { closed, intBetween, ScopeId } from '../core/codecs';
+import { closed } from '../core/codecs';
 import { decodeOrThrow } from '../core/decode-errors';
 import { CreateDeviceRequest, DeviceListQuery, UpdateDeviceRequest } from '../devices/codecs';
 import { Device, IssuedDevice } from '../devices/device';
@@ -10,20 +10,11 @@ import { pageDevices, summarizeFleet } from '../devices/fleet';
 import { Presence } from '../devices/presence';
 import { Registry } from '../devices/service';
 import { callerOf, hasEveryProject, requireProject, requireProjectOf, requireRole, withinProjects } from '../operators/access';
-import { RevokeTokenPath } from '../tokens/codecs';
-import { issueProjectToken } from '../tokens/project-tokens';
-import { USER_TOKEN_MAX_TTL_SECONDS, UserTokens } from '../tokens/user-tokens';
+import { IssueTokenRequest, RevokeTokenPath } from '../tokens/codecs';
+import { GRANT_ROLES, grantsOfRequest, issueProjectToken } from '../tokens/project-tokens';
+import { UserTokens } from '../tokens/user-tokens';
 import { ADMIN_BODY_LIMIT, readJson } from './body';
 import { readImportRows } from './import-body';
-
-/**
- * Token lifetime in seconds: up to one year; 24 hours when absent, as NETPIE's own user tokens. `scope` `write` also
- * lets the token delete history; `read` when absent.
- */
-const IssueTokenRequest = closed(
-  { projectid: ScopeId },
-  { ttl: intBetween(1, USER_TOKEN_MAX_TTL_SECONDS), scope: t.keyof({ read: null, write: null }) },
-);
 
 /** `?dryRun=true` checks an import and reports what it would do, writing nothing. */
 const ImportQuery = closed({}, { dryRun: t.keyof({ true: null, false: null }) });
@@ -133,14 +124,15 @@ export function adminRouter({ adminAuth, registry, presence, userTokens, mqttPor
   });
 
   router.post('/tokens', async (ctx) => {
-    const req: t.TypeOf<typeof IssueTokenRequest> = decodeOrThrow(IssueTokenRequest, await readJson(ctx, ADMIN_BODY_LIMIT));
+    const req: IssueTokenRequest = decodeOrThrow(IssueTokenRequest, await readJson(ctx, ADMIN_BODY_LIMIT));
     // A read-only token of one of the caller's projects reads nothing the caller cannot (the console's charts); one
-    // that deletes history is an admin's.
+    // that deletes history or writes desired state is an admin's (tokens/project-tokens.ts GRANT_ROLES).
     requireProject(ctx, req.projectid);
-    if (req.scope === 'write') requireRole(callerOf(ctx), 'admin', 'a user token with "scope": "write"');
+    const grants = grantsOfRequest(req);
+    for (const grant of grants) requireRole(callerOf(ctx), GRANT_ROLES[grant], `a user token with the grant "${grant}"`);
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await issueProjectToken({ listDevices: registry.listDevices, userTokens }, req.projectid, req.ttl ?? 86_400, req.scope ?? 'read');
+    ctx.body = await issueProjectToken({ listDevices: registry.listDevices, userTokens }, req.projectid, req.ttl ?? 86_400, grants);
   });
 
   // Every node signs and checks with the new key from now on; tokens signed with the old one are refused.

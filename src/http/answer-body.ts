@@ -22,8 +22,12 @@ export function cancelledWhenGone(ctx: Context): AbortSignal {
   return gone.signal;
 }
 
+/** Names the roll-up tier that answered (absent: raw points did); in a request, `off` forbids tiers. */
+export const ROLLUP_HEADER = 'X-Openpie-Rollup';
+
 export function sendAnswer(ctx: Context, prepared: PreparedAnswer, stallMs: number): void {
   ctx.type = 'application/json';
+  if (prepared.rollup !== undefined) ctx.set(ROLLUP_HEADER, prepared.rollup);
   if (prepared.bytesAtMost <= STREAM_ABOVE_BYTES) {
     ctx.body = [...answerJson(prepared.answer)].join('');
     prepared.release();

@@ -8,10 +8,17 @@ import { adminApplicationsRouter } from './admin-applications-router';
 import { adminConnectionsRouter } from './admin-connections-router';
 import { adminAutomationRouter, AdminAutomationRouterDeps } from './admin-automation-router';
 import { adminConsoleRouter } from './admin-console-router';
+import { adminDatatagsRouter, AdminDatatagsRouterDeps } from './admin-datatags-router';
+import { adminRetentionRouter, AdminRetentionRouterDeps } from './admin-retention-router';
+import { adminRollupsRouter, AdminRollupsRouterDeps } from './admin-rollups-router';
 import { adminRouter } from './admin-router';
 import { consoleRouter } from './console-router';
 import { cors } from './cors';
 import { deviceRouter } from './device-router';
+import { fleetRouter } from './fleet-router';
+import { FleetQueries } from '../fleet/service';
+import { adminDesiredRouter, deviceDesiredRouter, tokenDesiredRouter } from './desired-router';
+import { DesiredService } from '../desired/service';
 import { docsRouter } from './docs-router';
 import { bodyDeadline } from './body-deadline';
 import { errorMiddleware } from './error-middleware';
@@ -40,6 +47,9 @@ export interface AppDeps
   extends Omit<DataStoreRouterDeps, 'answerStallMs'>,
     Omit<OpsRouterDeps, 'metrics'>,
     Omit<AdminAutomationRouterDeps, 'adminAuth'>,
+    Omit<AdminRetentionRouterDeps, 'adminAuth'>,
+    Omit<AdminRollupsRouterDeps, 'adminAuth'>,
+    Omit<AdminDatatagsRouterDeps, 'adminAuth'>,
     Pick<LandingRouterDeps, 'serviceFacts'> {
   logger: Logger;
   adminToken: string;
@@ -60,8 +70,12 @@ export interface AppDeps
   /** A group's `@msg` traffic for the web console. */
   groupTraffic: GroupTraffic;
   shadowService: ShadowService;
+  /** Desired state (issue 25 §2): the device, admin and user-token routes of `/shadow/desired`. */
+  desired: DesiredService;
   push: PushService;
   userTokens: UserTokens;
+  /** The fleet query over the shadows (fleet/service.ts). */
+  fleet: FleetQueries;
   metrics: ServiceMetrics;
   /** The one way in for devices (devices/admission.ts). */
   admission: Admission;
@@ -96,13 +110,21 @@ export function createApp(deps: AppDeps): Koa {
   const routers = [
     deviceRouter('/v2/device', deps),
     deviceRouter('/device', deps),
+    deviceDesiredRouter('/v2/device', deps),
+    deviceDesiredRouter('/device', deps),
+    adminDesiredRouter(admin),
+    tokenDesiredRouter(deps),
     opsRouter(deps),
     adminRouter(admin),
     adminConsoleRouter(admin),
     adminAutomationRouter(admin),
+    adminRetentionRouter(admin),
+    adminRollupsRouter(admin),
+    adminDatatagsRouter(admin),
     adminOperatorsRouter(admin),
     adminApplicationsRouter(admin),
     adminConnectionsRouter(admin),
+    fleetRouter(admin),
     dataStoreRouter('/v2/feed', dataStore),
     dataStoreRouter('/feed', dataStore),
     docsRouter(),

@@ -4,9 +4,10 @@ import type { Middleware } from 'koa';
 const METHODS = 'GET, HEAD, PUT, POST, PATCH, DELETE';
 /**
  * Headers a page may read besides the CORS-safelisted ones: the request id of every answer, the wait of a 429, a
- * shadow's revision to send back in If-Match (docs/device-api.md "Conditional writes").
+ * shadow's revision to send back in If-Match (docs/device-api.md "Conditional writes"), the roll-up tier that
+ * answered a query (docs/data-store.md "Roll-ups").
  */
-const EXPOSED = 'X-Request-Id, Retry-After, ETag';
+const EXPOSED = 'X-Request-Id, Retry-After, ETag, X-Openpie-Rollup';
 /** How long a browser may keep a preflight's answer (KairosDB says a day too, reference §1). */
 const MAX_AGE_S = 86_400;
 

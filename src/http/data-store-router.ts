@@ -8,7 +8,7 @@ import { FEATURES } from '../timeseries/kairos-features';
 import { QUERY_LIMITS } from '../timeseries/limits';
 import { KairosQueryError, QueryCancelledError } from '../timeseries/query';
 import { DataStore } from '../timeseries/service';
-import { cancelledWhenGone, sendAnswer } from './answer-body';
+import { cancelledWhenGone, ROLLUP_HEADER, sendAnswer } from './answer-body';
 import { readJson } from './body';
 import { requestLog } from './error-middleware';
 import { feedAuth, feedScopeOf } from './feed-auth';
@@ -62,7 +62,10 @@ export function dataStoreRouter(prefix: string, deps: DataStoreRouterDeps): Rout
     }
   });
 
-  const requestOf = (ctx: Context) => ({ scope: feedScopeOf(ctx), cancelled: cancelledWhenGone(ctx) });
+  // `X-Openpie-Rollup: off` asks for raw points even where a roll-up tier would answer (docs/data-store.md "Roll-ups").
+  const requestOf = (ctx: Context) => ({
+    scope: feedScopeOf(ctx), cancelled: cancelledWhenGone(ctx), rawOnly: ctx.get(ROLLUP_HEADER).toLowerCase() === 'off',
+  });
   const readQueryBody = (ctx: Context) => readJson(ctx, QUERY_LIMITS.maxBodyBytes, 'lenient');
 
   router.post('/datapoints/query', async (ctx) => {

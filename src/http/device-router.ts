@@ -9,8 +9,9 @@ import { MessagingService } from '../messaging/service';
 import { PUSH_LIMITS } from '../push/codecs';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
+import { revisionsQueryFrom } from '../shadows/history-codecs';
 import { SHADOW_LIMITS } from '../shadows/limits';
-import { shadowReply, shadowWriteReply } from '../shadows/replies';
+import { revisionsReply, shadowReply, shadowWriteReply } from '../shadows/replies';
 import { readJson, readMessage } from './body';
 import { admitDevice, callerOf } from './device-auth';
 import { messagePropertiesOfRequest } from './message-headers';
@@ -77,10 +78,18 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   }
 
   // Reads and writes carry the shadow's rev as ETag; writes take If-Match / If-None-Match (issue 25 §1).
+  // `?at=`: the shadow as it was then (issue 25 §3, docs/device-api.md "Shadow history").
   router.get('/shadow/data', async (ctx) => {
-    const shadow = await shadowService.readShadow(callerOf(ctx), singleQuery(ctx, 'alias'));
+    const alias = singleQuery(ctx, 'alias');
+    const at = singleQuery(ctx, 'at');
+    const shadow = at === undefined ? await shadowService.readShadow(callerOf(ctx), alias) : await shadowService.readShadowAt(callerOf(ctx), alias, at);
     setShadowEtag(ctx, shadow);
     ctx.body = { status: 200, ...shadowReply(shadow) };
+  });
+
+  router.get('/shadow/revisions', async (ctx) => {
+    const page = await shadowService.listRevisions(callerOf(ctx), singleQuery(ctx, 'alias'), revisionsQueryFrom((name) => singleQuery(ctx, name)));
+    ctx.body = { status: 200, ...revisionsReply(page) };
   });
 
   const writeShadow = (merged: boolean) => async (ctx: Context) => {

@@ -22,6 +22,12 @@ export type Family = typeof MSG | typeof PRIVATE;
  */
 export const SHADOW_UPDATED = '@shadow/data/updated';
 
+/**
+ * The delta between the device's desired document and its `data` (issue 25 §2, docs/mqtt.md): like SHADOW_UPDATED,
+ * devices may only subscribe to it, in their private namespace.
+ */
+export const DESIRED_DELTA = '@shadow/desired/delta';
+
 export interface Scope {
   projectid: string;
   groupid: string;
@@ -92,6 +98,14 @@ export const groupTopic = (s: Pick<Scope, 'projectid' | 'groupid'>, rest: string
 export const privateTopic = (deviceid: string, rest: string) => `${DEVICE_PREFIX}${deviceid}/${PRIVATE}/${rest}`;
 
 export const shadowUpdatedTopic = (deviceid: string) => `${DEVICE_PREFIX}${deviceid}/${SHADOW_UPDATED}`;
+export const desiredDeltaTopic = (deviceid: string) => `${DEVICE_PREFIX}${deviceid}/${DESIRED_DELTA}`;
+
+/** The internal topic of a notice the device may subscribe to (`@shadow/data/updated`, `@shadow/desired/delta`), or undefined. */
+export function ownNoticeTopic(deviceid: string, topic: string): string | undefined {
+  if (topic === SHADOW_UPDATED) return shadowUpdatedTopic(deviceid);
+  if (topic === DESIRED_DELTA) return desiredDeltaTopic(deviceid);
+  return undefined;
+}
 
 /** A device's status changes, for applications only (devices/status-notices.ts): no device may subscribe to it. */
 export const STATUS_CHANGED = '@device/status/changed';
@@ -132,7 +146,8 @@ export function internalTopic(scope: Scope, family: Family, rest: string): strin
 
 /** The internal filter a device's subscription maps to, or undefined when the device may not subscribe to it. */
 export function internalFilter(scope: Scope, filter: string): string | undefined {
-  if (filter === SHADOW_UPDATED) return shadowUpdatedTopic(scope.deviceid);
+  const notice = ownNoticeTopic(scope.deviceid, filter);
+  if (notice !== undefined) return notice;
   const parsed = deviceTopic(filter);
   if (!parsed || topicProblem(parsed.rest, true, parsed.family)) return undefined;
   return internalTopic(scope, parsed.family, parsed.rest);
@@ -150,7 +165,7 @@ export function retainedScopeOf(internal: string): string {
 
 /** True for a topic as devices write it, i.e. not one of the broker's internal topics (which all start with `$`). */
 export const isDeviceFacing = (topic: string) =>
-  topic.charCodeAt(0) !== 0x24 && (topic === SHADOW_UPDATED || isGroupMessage(topic) !== undefined);
+  topic.charCodeAt(0) !== 0x24 && (topic === SHADOW_UPDATED || topic === DESIRED_DELTA || isGroupMessage(topic) !== undefined);
 
 /** A scope's internal prefixes, made once per scope object: the broker asks for them on every delivery (issue 12). */
 const prefixesOf = new WeakMap<Scope, { group: string; device: string }>();

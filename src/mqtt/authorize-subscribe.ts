@@ -21,7 +21,7 @@ export function authorizeSubscribeHook(ctx: HookContext): Aedes['authorizeSubscr
     const internal = scope && internalFilter(scope, externalTopic(scope, sub.topic) ?? sub.topic);
     if (internal === undefined) {
       logger.info({ deviceid: client.id, topic: sub.topic }, 'mqtt subscription refused');
-      refuseSubscription(sub, REASON.NOT_AUTHORIZED, 'devices may subscribe to @msg/..., @private/... and @shadow/data/updated only');
+      refuseSubscription(sub, REASON.NOT_AUTHORIZED, 'devices may subscribe to @msg/..., @private/..., @shadow/data/updated and @shadow/desired/delta only');
       return done(null, null);
     }
     if (scope && admission.subscribe(scope)) {

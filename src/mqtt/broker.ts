@@ -22,6 +22,7 @@ import { sessionPersistence } from './session-persistence';
 import { createSessionResume } from './session-resume';
 import { createSessionUpkeep, SessionUpkeep } from './session-upkeep';
 import { createShadowTopics } from './shadow-topics';
+import { attachDesiredDelta } from './desired-delta';
 import { storeFailures } from './store-failures';
 import { createMqtt5 } from './v5/mqtt5';
 
@@ -131,7 +132,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     apps,
     withoutClientId,
     bus,
-    shadowTopics: createShadowTopics({ shadowService: deps.shadowService, bus, logger }),
+    shadowTopics: createShadowTopics({ shadowService: deps.shadowService, desired: deps.desired, bus, logger }),
     pipeline,
     store,
     publishesInFlight: new Set(),
@@ -141,6 +142,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   aedes.authorizePublish = mqtt5.guardPublish(authorizePublishHook(ctx));
   aedes.authorizeSubscribe = mqtt5.guardSubscribe(authorizeSubscribeHook(ctx));
   aedes.authorizeForward = authorizeForwardHook(ctx);
+  if (deps.desired) attachDesiredDelta(aedes, scopes, deps.desired);
   const upkeep = createSessionUpkeep({
     aedes,
     store,

@@ -11,6 +11,7 @@ import { SessionStore } from '../sessions/port';
 import { SessionLimits } from '../sessions/settings';
 import { PushService } from '../push/service';
 import { ShadowService } from '../shadows/service';
+import { DesiredService } from '../desired/service';
 import { ConnectionInspection } from './connection-inspection';
 import { ApplicationConnection } from './flow-channel/application-connection';
 import { MessagePipeline } from './message-pipeline';
@@ -21,6 +22,8 @@ export interface AedesBrokerDeps {
   devices: DeviceStore;
   presence: Presence;
   shadowService: ShadowService;
+  /** Desired state (issue 25 §2): `@shadow/desired/get` and the delta a device gets as it starts listening; none in some tests. */
+  desired?: DesiredService;
   /** `@push` (push/service.ts). */
   push: PushService;
   logger: Logger;

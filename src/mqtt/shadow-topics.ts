@@ -9,6 +9,8 @@ import { AckId } from '../shadows/codecs';
 import { warningMembers } from '../schema/warnings';
 import { ShadowService } from '../shadows/service';
 import { shadowReply } from '../shadows/replies';
+import { DesiredService } from '../desired/service';
+import { desiredReply } from '../desired/replies';
 import { ShadowReplyTo } from './v5/shadow-response';
 
 /**
@@ -19,6 +21,7 @@ const REPLY_TOPIC = {
   '@shadow/data/get': 'shadow/data/get/response',
   '@shadow/data/update': 'shadow/data/update/response',
   '@shadow/batch/update': 'shadow/batch/update/response',
+  '@shadow/desired/get': 'shadow/desired/get/response',
 } as const;
 
 type RequestTopic = keyof typeof REPLY_TOPIC;
@@ -27,7 +30,7 @@ const isRequestTopic = (topic: string): topic is RequestTopic => Object.hasOwn(R
 
 /** The shadow over native MQTT (issue 5 §1): what the broker asks of it. */
 export interface ShadowTopics {
-  /** True for `@shadow/data/get`, `@shadow/data/update` and `@shadow/batch/update`. */
+  /** True for `@shadow/data/get`, `@shadow/data/update`, `@shadow/batch/update` and `@shadow/desired/get`. */
   isRequest(topic: string): boolean;
   /**
    * Serves one request and publishes its replies. The requests of one device are served one at a time, in the order
@@ -40,12 +43,14 @@ export interface ShadowTopics {
 
 export interface ShadowTopicsDeps {
   shadowService: ShadowService;
+  /** `@shadow/desired/get` (issue 25 §2); without it that topic is refused as unknown. */
+  desired?: DesiredService;
   /** Delivers the replies; topics are internal (messaging/topics.ts). */
   bus: MessageBus;
   logger: Logger;
 }
 
-export function createShadowTopics({ shadowService, bus, logger }: ShadowTopicsDeps): ShadowTopics {
+export function createShadowTopics({ shadowService, desired, bus, logger }: ShadowTopicsDeps): ShadowTopics {
   /** The tail of each device's queue of requests; dropped once it is served and nothing came after it. */
   const queues = new Map<string, Promise<void>>();
 
@@ -84,6 +89,10 @@ export function createShadowTopics({ shadowService, bus, logger }: ShadowTopicsD
         if (ackid === undefined && warnings === undefined && !answers) return;
         return reply({ ...(ackid !== undefined ? { ackid } : {}), total, mints, maxts, applied, ...(warnings && { warnings, warningsOmitted }) });
       }
+      case '@shadow/desired/get':
+        // The device's own desired document and delta, as GET /v2/device/shadow/desired answers it; the payload is ignored.
+        if (!desired) throw new AppError('INVALID_TOPIC', 'desired state is not served here');
+        return reply(desiredReply(await desired.read(device)));
     }
   }
 

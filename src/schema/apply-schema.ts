@@ -2,7 +2,7 @@ import { compileExpression, Compiled } from '../expressions/compile';
 import { ExpressionError } from '../expressions/errors';
 import { roundTo } from '../expressions/values';
 import { Json, JsonObject, setMember } from '../core/json';
-import { FieldSchema, ShadowSchema } from './codecs';
+import { FieldSchema, ShadowSchema, ttlMsOf } from './codecs';
 import { FieldType } from './field-type';
 import { coerceTo, describe } from './coerce';
 import { FieldWarning } from './warnings';
@@ -23,12 +23,15 @@ export interface CompiledSchema {
   readonly fields: ReadonlyMap<string, CompiledField>;
   /** Fields with `store: false`: kept in the shadow, never recorded as points. */
   readonly unstored: ReadonlySet<string>;
+  /** Fields with NETPIE's `operation.store.ttl`, by name, in ms: when there are any, only these are recorded. */
+  readonly ttls: ReadonlyMap<string, number>;
 }
 
 /** Compiles a decoded schema; its expressions were checked by the codec, so this does not throw for stored schemas. */
 export function compileSchema(schema: ShadowSchema): CompiledSchema {
   const fields = new Map<string, CompiledField>();
   const unstored = new Set<string>();
+  const ttls = new Map<string, number>();
   for (const [name, f] of Object.entries(schema.properties) as [string, FieldSchema][]) {
     const transform = f.operation?.transform;
     fields.set(name, {
@@ -41,8 +44,10 @@ export function compileSchema(schema: ShadowSchema): CompiledSchema {
       transform: transform && { expr: compileExpression(transform.expression), dp: transform.dp },
     });
     if (f.store === false) unstored.add(name);
+    const ttl = f.operation?.store?.ttl;
+    if (ttl !== undefined) ttls.set(name, ttlMsOf(ttl));
   }
-  return { additionalProperties: schema.additionalProperties ?? true, fields, unstored };
+  return { additionalProperties: schema.additionalProperties ?? true, fields, unstored, ttls };
 }
 
 export interface SchemaOutcome {

@@ -3,6 +3,7 @@ import { closed, intBetween, stringMatching } from '../core/codecs';
 import { expressionProblem } from '../expressions/compile';
 import { Json, setMember } from '../core/json';
 import { ShadowData } from '../shadows/codecs';
+import { parseTtl } from '../timeseries/durations';
 import { coerceTo } from './coerce';
 import { FieldType } from './field-type';
 
@@ -49,6 +50,23 @@ export const JsonValue = new t.Type<Json, Json, unknown>(
   t.identity,
 );
 
+/**
+ * How long a field's points are kept: NETPIE's ttl as given (`"30d"`, or a number of ms: timeseries/durations.ts), kept
+ * as written so that a schema reads back as it was sent; ttlMsOf reads it.
+ */
+export const FieldTtl = withProblem(t.union([t.string, t.number]), 'ttl', (ttl) => {
+  const parsed = parseTtl(ttl);
+  return 'problem' in parsed ? parsed.problem : undefined;
+});
+export type FieldTtl = t.TypeOf<typeof FieldTtl>;
+
+/** A decoded FieldTtl in ms. */
+export function ttlMsOf(ttl: FieldTtl): number {
+  const parsed = parseTtl(ttl);
+  if ('problem' in parsed) throw new Error(`ttl ${ttl} was not checked: ${parsed.problem}`);
+  return parsed.ms;
+}
+
 const Transform = closed({ expression: TransformExpression }, { dp: intBetween(0, SCHEMA_LIMITS.maxDp) });
 
 const FieldSchemaShape = closed(
@@ -64,7 +82,11 @@ const FieldSchemaShape = closed(
     /** `false`: the field is kept in the shadow but recorded as no time-series points. */
     store: t.boolean,
     description: t.string,
-    operation: closed({}, { transform: Transform }),
+    /**
+     * `store.ttl`: NETPIE's older storage model (netpie reference §7.1): in a schema where any field has one, exactly
+     * those fields are recorded, each kept for its ttl (docs/automation.md "Schemas").
+     */
+    operation: closed({}, { transform: Transform, store: closed({ ttl: FieldTtl }) }),
   },
 );
 
@@ -72,6 +94,7 @@ const FieldSchemaRules = withProblem(FieldSchemaShape, 'field schema', (f) => {
   if ((f.minimum !== undefined || f.maximum !== undefined) && f.type !== 'number') return 'minimum and maximum need "type": "number"';
   if (f.minimum !== undefined && f.maximum !== undefined && f.minimum > f.maximum) return 'minimum is greater than maximum';
   if (f.autofill && f.operation?.transform === undefined) return 'autofill needs operation.transform.expression to compute the field';
+  if (f.store === false && f.operation?.store !== undefined) return '"store": false and operation.store.ttl contradict each other';
   return undefined;
 });
 

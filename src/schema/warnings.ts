@@ -6,8 +6,11 @@ export interface FieldWarning {
   /** The batch item, as its index in the request's `batch` array; absent for single writes. */
   index?: number;
   field: string;
-  /** `coerced`: stored converted to the schema's type; `dropped`: not stored at all. */
-  action: 'coerced' | 'dropped';
+  /**
+   * `coerced`: stored converted to the schema's type; `dropped`: not stored at all; `unrecorded`: kept in the shadow,
+   * but its datatag recorded no point (a value it cannot cast, or its expression failed: docs/data-store.md "Datatags").
+   */
+  action: 'coerced' | 'dropped' | 'unrecorded';
   /** `type`, `range` (minimum/maximum), `additionalProperties` (not in a closed schema), `expression` (it failed). */
   reason: 'type' | 'range' | 'additionalProperties' | 'expression';
   message: string;

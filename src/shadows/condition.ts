@@ -19,13 +19,13 @@ export const etagOf = (shadow: Pick<Shadow, 'rev'>): string => `"${shadow.rev}"`
 const holds = (tags: '*' | readonly number[], rev: number) => (tags === '*' ? rev > 0 : tags.includes(rev));
 
 /** True when the shadow meets every condition: If-Match before If-None-Match (RFC 9110 §13.2.2), all of them. */
-function meetsConditions(conditions: readonly RevCondition[], shadow: Shadow): boolean {
+function meetsConditions(conditions: readonly RevCondition[], shadow: Pick<Shadow, 'rev'>): boolean {
   const { rev } = shadow;
   return conditions.every(({ match, noneMatch }) => (match === undefined || holds(match, rev)) && (noneMatch === undefined || !holds(noneMatch, rev)));
 }
 
 /** Throws REV_MISMATCH, with the shadow's current `rev`, unless the shadow meets every condition. */
-export function checkConditions(conditions: readonly RevCondition[], shadow: Shadow): void {
+export function checkConditions(conditions: readonly RevCondition[], shadow: Pick<Shadow, 'rev'>): void {
   if (meetsConditions(conditions, shadow)) return;
   const message = `the shadow is at rev ${shadow.rev}, not as the write expects; nothing was applied`;
   throw new AppError('REV_MISMATCH', message, { rev: shadow.rev });

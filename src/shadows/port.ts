@@ -2,6 +2,7 @@ import { JsonObject } from '../core/json';
 import { UsageCharge } from '../quotas/port';
 import { FieldWarning } from '../schema/warnings';
 import { Point } from '../timeseries/point';
+import { RevisionToKeep } from './history';
 import { Shadow } from './shadow';
 
 export interface ShadowCommit {
@@ -17,6 +18,11 @@ export interface ShadowCommit {
    * write is committed, and gives it back when it is not (src/quotas/service.ts).
    */
   charge?: UsageCharge;
+  /**
+   * The shadow after each applied write of the commit, in rev order (the last one is `shadow`), kept as its history
+   * (shadows/history.ts) in the same commit: none is kept when the compare-and-set fails.
+   */
+  revisions?: readonly RevisionToKeep[];
 }
 
 /** Where shadows live. A device's shadow is deleted together with the device (see DeviceStore). */

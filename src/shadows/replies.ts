@@ -1,4 +1,5 @@
 import { warningMembers } from '../schema/warnings';
+import { RevisionsPage } from './history-service';
 import { WriteResult } from './service';
 import { Shadow } from './shadow';
 
@@ -15,3 +16,10 @@ export const shadowWriteReply = (result: WriteResult) => ({
   ...warningMembers(result.warnings),
 });
 
+
+/** A page of the shadow's history (docs/device-api.md "Shadow history"): each revision as the shadow reply, newest first. */
+export const revisionsReply = (page: RevisionsPage) => ({
+  deviceid: page.deviceid,
+  revisions: page.revisions.map(shadowReply),
+  ...(page.next !== undefined ? { next: page.next } : {}),
+});

@@ -15,9 +15,13 @@ import { applyShadowWrite, combineWrites } from './merge';
 import { shadowNotice } from './notices';
 import { ShadowNotice, ShadowNotices, ShadowStore } from './port';
 import { PointRelay } from '../timeseries/outbox-relay';
+import { RetentionPolicy } from '../timeseries/retention';
+import { ShadowHistory } from './history';
+import { createShadowHistoryReads } from './history-service';
 import { Point } from '../timeseries/point';
-import { pointsOfWrite } from '../timeseries/shadow-points';
+import { CompiledDatatag, recordedPoints, Recorded } from '../datatags/recorded-points';
 import { emptyShadow, Shadow } from './shadow';
+import { resolveShadowTarget } from './target';
 import { resolveWriteTime } from './write-time';
 import { createShadowWriteQueue, Plan } from './write-queue';
 
@@ -53,6 +57,15 @@ export interface ShadowDeps {
    * (`@shadow/data/updated`); none when absent.
    */
   notices?: ShadowNotices;
+  /**
+   * How long the points of a project's writes are kept (issue 23 §2): the project's retention, else POINT_RETENTION;
+   * points are kept until deleted when absent.
+   */
+  retention?: RetentionPolicy;
+  /** The datatags that decide a device's points (its own, else its group's, issue 23 §1); the schema's rule when absent. */
+  datatagsFor?: (device: Device) => Promise<readonly CompiledDatatag[] | undefined>;
+  /** The kept revisions (issue 25 §3): `readShadowAt`, `listRevisions`; the shadow store keeps them with each commit. */
+  history: ShadowHistory;
 }
 
 export interface WriteResult {
@@ -84,22 +97,17 @@ export interface BatchResult {
 }
 
 /** Shadow use cases (spec 4.4-4.6), the same for every transport. */
-export function createShadowService({ devices, shadows, relay, now, schemaFor, quotas, onUpdated, notices }: ShadowDeps) {
+export function createShadowService({ devices, shadows, relay, now, schemaFor, quotas, onUpdated, notices, retention, datatagsFor, history }: ShadowDeps) {
   /** The caller itself, or the device of the caller's group named by `alias` (spec 4.4). */
-  async function resolveTarget(caller: Device, alias: string | undefined): Promise<Device> {
-    if (alias === undefined || alias === caller.alias) return caller;
-    const named = await devices.findDevicesByAlias(caller.projectid, alias);
-    const sameGroup = named.find((d) => d.groupid === caller.groupid);
-    if (sameGroup) return sameGroup;
-    if (named.length > 0) throw new AppError('OTHER_GROUP', `device "${alias}" is not in your group`);
-    throw new AppError('ALIAS_NOT_FOUND', `no device named "${alias}" in your group`);
-  }
+  const resolveTarget = (caller: Device, alias: string | undefined): Promise<Device> => resolveShadowTarget(devices, caller, alias);
 
   async function read(deviceid: string): Promise<Shadow> {
     return (await shadows.readShadow(deviceid)) ?? emptyShadow(deviceid);
   }
 
-  const queue = createShadowWriteQueue({ shadows, quotas, pointsQueued: relay.flushSoon });
+  // Revisions are kept as long as the project's points (docs/device-api.md "Shadow history").
+  const retentionOf = retention && ((projectid: string) => retention.retentionOf(projectid));
+  const queue = createShadowWriteQueue({ shadows, quotas, pointsQueued: relay.flushSoon, retentionOf });
 
   /**
    * Plans the write on the shadow as it is and stores it with compare-and-set, together with the writes of the same
@@ -117,14 +125,18 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
     });
   }
 
-  /** The points of what a write stored, without the schema's `store:false` fields. */
-  function pointsOf(deviceid: string, schema: CompiledSchema | undefined, written: JsonObject, ts: number, tags?: Map<string, Point['tags']>): Point[] {
-    if (!schema || schema.unstored.size === 0) return pointsOfWrite(deviceid, written, ts, tags);
-    const kept = Object.fromEntries(Object.entries(written).filter(([name]) => !schema.unstored.has(name)));
-    return pointsOfWrite(deviceid, kept, ts, tags);
+  /**
+   * What records the points of a device's writes (datatags/recorded-points.ts): its datatags and its project's
+   * retention are read here, through their caches, since the plan that records runs synchronously in the write queue.
+   */
+  async function recorderFor(target: Device, schema: CompiledSchema | undefined) {
+    const [datatags, retentionMs] = await Promise.all([datatagsFor?.(target), retention?.retentionOf(target.projectid)]);
+    return (written: JsonObject, ts: number, tags?: Map<string, Point['tags']>): Recorded =>
+      recordedPoints(target.deviceid, { datatags, schema, retentionMs }, written, ts, tags);
   }
 
   return {
+    ...createShadowHistoryReads({ devices, shadows, history, quotas, now }),
     /** Costs one shadow operation per started KiB of the shadow read (netpie reference §9). */
     async readShadow(caller: Device, alias?: string): Promise<Shadow> {
       const target = await resolveTarget(caller, alias);
@@ -147,13 +159,16 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
       const ts = resolveWriteTime(req.timestamp, at, 'INVALID_TIMESTAMP', 'timestamp');
       const merged = req.merged ?? defaultMerged;
       const schema = await schemaFor?.(target);
+      const record = await recorderFor(target, schema);
       const shadowOps = blocksOf(Buffer.byteLength(JSON.stringify(req.data)), SHADOW_BLOCK);
       const { current, done } = await update(target, at, (current) => {
         checkConditions(conditions, current);
         const outcome = applyOptionalSchema(schema, req.data, current.data);
+        const recorded = req.store === false ? undefined : record(outcome.data, ts);
         return {
           ...outcome,
-          points: req.store === false ? [] : pointsOf(target.deviceid, schema, outcome.data, ts),
+          warnings: recorded && recorded.warnings.length > 0 ? [...outcome.warnings, ...recorded.warnings] : outcome.warnings,
+          points: recorded?.points ?? [],
           amounts: { shadowOps, expressionRuns: outcome.expressionRuns },
           next: ts < current.timestamp
             ? undefined
@@ -188,6 +203,7 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
         .sort((a, b) => a.ts - b.ts);
       const merged = envelope.merged ?? defaultMerged;
       const schema = await schemaFor?.(target);
+      const record = await recorderFor(target, schema);
       const { current, done } = await update(target, at, (current) => {
         checkConditions(conditions, current);
         let data = current.data;
@@ -204,7 +220,11 @@ export function createShadowService({ devices, shadows, relay, now, schemaFor, q
           const outcome = applyOptionalSchema(schema, item.data, data);
           expressionRuns += outcome.expressionRuns;
           for (const w of outcome.warnings) warnings.push({ index: item.index, ...w });
-          if (envelope.store !== false) points.push(...pointsOf(target.deviceid, schema, outcome.data, item.ts, tagsByPath));
+          if (envelope.store !== false) {
+            const recorded = record(outcome.data, item.ts, tagsByPath);
+            points.push(...recorded.points);
+            for (const w of recorded.warnings) warnings.push({ index: item.index, ...w });
+          }
           if (item.ts < timestamp) continue;
           const previous = data;
           data = applyShadowWrite(data, outcome.data, merged);

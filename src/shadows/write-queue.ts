@@ -3,6 +3,7 @@ import { Amounts, monthOf, QUOTA_NAMES } from '../quotas/quota';
 import { Point } from '../timeseries/point';
 import { assertValidPoints } from '../timeseries/validate-points';
 import { isRevMismatch } from './condition';
+import { RevisionToKeep, revisionsToKeep } from './history';
 import { ShadowStore, StagedWrite } from './port';
 import { emptyShadow, Shadow } from './shadow';
 
@@ -69,6 +70,8 @@ export interface ShadowWriteQueueDeps {
   quotas?: QuotaGate;
   /** After each stored write that queued points. */
   pointsQueued(): void;
+  /** How long a project's shadow revisions are kept, in ms (its point retention); kept until deleted when absent. */
+  retentionOf?(projectid: string): Promise<number | undefined>;
 }
 
 /**
@@ -82,7 +85,7 @@ export interface ShadowWriteQueueDeps {
  * store that tells a commit's outcome before it is on disk (stageShadowWrite), the next fold goes as soon as the
  * outcome is known, so a hot device is not held to one fold per fsync; answers still wait for the disk.
  */
-export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: ShadowWriteQueueDeps) {
+export function createShadowWriteQueue({ shadows, quotas, pointsQueued, retentionOf }: ShadowWriteQueueDeps) {
   const lanes = new Map<string, Lane>();
   /** The shadows of the devices written last, as this node stored them, oldest first. */
   const recent = new Map<string, Shadow>();
@@ -128,9 +131,10 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
       };
       let staged: StagedWrite;
       try {
+        const kept = { ...commit, revisions: await revisionsOf(lane.target, folded) };
         staged = shadows.stageShadowWrite
-          ? await shadows.stageShadowWrite(commit)
-          : { committed: await shadows.commitShadowWrite(commit), durable: Promise.resolve() };
+          ? await shadows.stageShadowWrite(kept)
+          : { committed: await shadows.commitShadowWrite(kept), durable: Promise.resolve() };
       } catch (err) {
         lane.known = undefined;
         folded.forEach((f) => f.held?.release());
@@ -168,6 +172,13 @@ export function createShadowWriteQueue({ shadows, quotas, pointsQueued }: Shadow
     }
     lanes.delete(lane.target.deviceid);
     remember(lane.target.deviceid, lane.known);
+  }
+
+  /** Each applied write of the fold as a revision to keep (shadows/history.ts), under its project's retention. */
+  async function revisionsOf(target: WriteTarget, folded: readonly Folded[]): Promise<RevisionToKeep[]> {
+    const applied = folded.flatMap((f) => (f.done.next ? [f.done.next] : []));
+    if (applied.length === 0) return [];
+    return revisionsToKeep(applied, await retentionOf?.(target.projectid));
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   answerBytes, answerBytesAtMost, checkEstimates, overBudgetError, QueryAnswer, QueryRun, TagsResponse, ValidatedQuery,
 } from './query';
 import { answerPointCount, isStream } from './query/format-result';
+import type { RollupQueries } from './rollups/rollup-queries';
 
 /**
  * The data-store queries as a shared resource (issue 10 §1): a query certain to be over budget is refused before it
@@ -20,6 +21,8 @@ export interface QueryCaller {
   readonly tenant: string;
   /** Aborted when the client goes away: the query stops waiting or running. */
   readonly cancelled: AbortSignal;
+  /** Never answered from roll-up tiers (`X-Openpie-Rollup: off`): raw points only. */
+  readonly rawOnly?: boolean;
 }
 
 export interface PreparedAnswer {
@@ -28,6 +31,8 @@ export interface PreparedAnswer {
   readonly bytesAtMost: number;
   /** Frees the caller's slot: call it once the answer is sent or the client is gone. Idempotent. */
   readonly release: () => void;
+  /** The roll-up tiers that answered (`1h`), when they did (rollups/plan.ts); absent for raw answers. */
+  readonly rollup?: string;
 }
 
 export interface DataQueries {
@@ -42,7 +47,7 @@ export interface DataQueries {
 /** Seconds a refused caller is told to wait: about the time a typical query holds its slot. */
 const RETRY_AFTER_SECONDS = 1;
 
-export function createDataQueries(queries: TimeSeriesQueries, limits: QueryLimits): DataQueries {
+export function createDataQueries(queries: TimeSeriesQueries, limits: QueryLimits, rollups?: RollupQueries): DataQueries {
   const slots = createFairSlots({
     slots: limits.concurrency,
     perTenant: limits.perCaller,
@@ -84,14 +89,15 @@ export function createDataQueries(queries: TimeSeriesQueries, limits: QueryLimit
     async answer(query, body, caller) {
       checkEstimates(query, budgets);
       const { result, release } = await inSlot(caller, async (run) => {
-        const answer = await queries.query(query, body, run);
+        const served = caller.rawOnly || rollups === undefined ? undefined : await rollups.tryAnswer(query, run);
+        const answer = served?.answer ?? await queries.query(query, body, run);
         // The engine counts as it goes; an answer from KairosDB is counted here.
         if (answerPoints(answer) > budgets.maxPointsReturned) throw overBudgetError('maxPointsReturned', budgets.maxPointsReturned);
         const bytesAtMost = answerBytesAtMost(answer);
         if (bytesAtMost > budgets.maxResponseBytes && (await answerBytes(answer, run)) > budgets.maxResponseBytes) {
           throw overBudgetError('maxResponseBytes', budgets.maxResponseBytes);
         }
-        return { answer, bytesAtMost };
+        return { answer, bytesAtMost, ...(served === undefined ? {} : { rollup: served.tiers }) };
       }, () => true);
       return { ...result, release };
     },

@@ -7,6 +7,11 @@ export interface Point {
   readonly tags: Readonly<Record<string, string>>;
   readonly timestamp: number;
   readonly value: number;
+  /**
+   * When the point expires (epoch ms): from then on it is never returned, and its space may be reclaimed. Absent: kept
+   * until deleted. Set once, from the retention in force when it was written (timeseries/retention.ts).
+   */
+  readonly expiresAt?: number;
 }
 
 /** The stored points of one series (one metric + one exact tag set), sorted by timestamp, ascending. */

@@ -13,7 +13,10 @@ export interface PointOutbox {
   remove(upTo: number): Promise<void>;
 }
 
-/** Where points are written. A call is atomic: all of its points are stored, or none. */
+/**
+ * Where points are written. A call is atomic: all of its points are stored, or none. A point with an `expiresAt`
+ * (retention.ts) is never read back once it has passed, and one already past is not stored at all.
+ */
 export interface PointWriter {
   writePoints(points: readonly Point[]): Promise<void>;
 }

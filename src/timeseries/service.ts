@@ -24,6 +24,8 @@ export interface DataStoreDeps extends ScopeDeps {
 export interface QueryRequest {
   readonly scope: DataScope;
   readonly cancelled: AbortSignal;
+  /** Raw points only, never roll-up tiers (the header `X-Openpie-Rollup: off`). */
+  readonly rawOnly?: boolean;
 }
 
 /**
@@ -66,7 +68,7 @@ export function createDataStore(deps: DataStoreDeps): DataStore {
     return { query, body: body as QueryBody, renamed };
   }
 
-  const callerOf = (request: QueryRequest) => ({ tenant: tenantOf(request.scope), cancelled: request.cancelled });
+  const callerOf = (request: QueryRequest) => ({ tenant: tenantOf(request.scope), cancelled: request.cancelled, rawOnly: request.rawOnly });
 
   async function tagListing(scope: DataScope, pick: (tags: Record<string, string[]>) => string[]): Promise<string[]> {
     await relay.flush();

@@ -18,7 +18,8 @@ export class InvalidPointError extends Error {
  * - tags: at least one, names and values non-empty strings (KairosDB reference §2.4: "an empty {} is an error");
  * - timestamp: an integer number of epoch ms within ±2^52 (±142,000 years): the difference of any two is then a
  *   safe integer, which the SQLite engine relies on to store gaps between timestamps exactly;
- * - value: a finite number (JSON has no NaN or Infinity, and aggregators would spread them).
+ * - value: a finite number (JSON has no NaN or Infinity, and aggregators would spread them);
+ * - expiresAt, when given: an integer of epoch ms within ±2^52, like timestamps (retention.ts).
  */
 export function assertValidPoints(points: readonly Point[]): void {
   for (let i = 0; i < points.length; i++) {
@@ -43,5 +44,8 @@ function describeProblem(p: Point): string | undefined {
     return `timestamp must be an integer of epoch ms within ±2^52 (got ${p.timestamp})`;
   }
   if (typeof p.value !== 'number' || !Number.isFinite(p.value)) return `value must be a finite number (got ${p.value})`;
+  if (p.expiresAt !== undefined && (!Number.isInteger(p.expiresAt) || Math.abs(p.expiresAt) > MAX_ABS_TIMESTAMP)) {
+    return `expiresAt must be an integer of epoch ms within ±2^52 (got ${p.expiresAt})`;
+  }
   return undefined;
 }

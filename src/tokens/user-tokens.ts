@@ -34,14 +34,46 @@ const REVOCATION_KEPT_MS = (USER_TOKEN_MAX_TTL_SECONDS + 86_400) * 1000;
  */
 export type UserTokenScope = 'read' | 'write';
 
-/** The JWT `scope` entry that grants deleting history, beside `project:<projectid>`. */
-const WRITE_SCOPE = 'feed:write';
+/**
+ * Everything a user token may do, each its own grant (issue 25): `read` (every token: query points), `write` (delete
+ * history), `fleet` (POST /v2/shadows/query over its project) and `desired` (write a device's desired state). A grant
+ * is only ever carried by tokens issued with it: tokens issued before `fleet` and `desired` existed have neither.
+ */
+export type UserTokenGrant = UserTokenScope | 'fleet' | 'desired';
+
+/** Every grant, in the order replies list them. */
+export const USER_TOKEN_GRANTS: readonly UserTokenGrant[] = ['read', 'write', 'fleet', 'desired'];
+
+/** The JWT `scope` entry of each grant beside `project:<projectid>`; `read` has none, every token reads. */
+const SCOPE_ENTRY: Readonly<Record<Exclude<UserTokenGrant, 'read'>, string>> = {
+  write: 'feed:write',
+  fleet: 'shadow:fleet',
+  desired: 'shadow:desired',
+};
 
 export interface UserTokenClaims {
   projectid: string;
   expires: number;
+  /** The data-store scope, as before grants: `write` when the token holds the `write` grant. */
   scope: UserTokenScope;
+  /** The token's grants, `read` always among them, in the order of USER_TOKEN_GRANTS. */
+  grants: readonly UserTokenGrant[];
 }
+
+/** True when the token was issued with `grant` (`read`: every token). */
+export const hasGrant = (claims: Pick<UserTokenClaims, 'grants'>, grant: UserTokenGrant): boolean => claims.grants.includes(grant);
+
+/** The grants, `read` added, once each, in the order of USER_TOKEN_GRANTS. */
+const normalGrants = (grants: Iterable<UserTokenGrant>): UserTokenGrant[] => {
+  const given = new Set<UserTokenGrant>(grants);
+  return USER_TOKEN_GRANTS.filter((grant) => grant === 'read' || given.has(grant));
+};
+
+/** The grants a JWT `scope` claim names; entries this service does not know are ignored. */
+const grantsOfScope = (scope: unknown): UserTokenGrant[] => {
+  const entries = Array.isArray(scope) ? scope : [];
+  return normalGrants((Object.keys(SCOPE_ENTRY) as Exclude<UserTokenGrant, 'read'>[]).filter((grant) => entries.includes(SCOPE_ENTRY[grant])));
+};
 
 /** A new token and what an operator needs to know of it: `jti` names it to revoke it. */
 export interface IssuedUserToken {
@@ -49,10 +81,12 @@ export interface IssuedUserToken {
   jti: string;
   expires: number;
   scope: UserTokenScope;
+  grants: readonly UserTokenGrant[];
 }
 
 export interface UserTokens {
-  issue(projectid: string, ttlSeconds: number, scope?: UserTokenScope): Promise<IssuedUserToken>;
+  /** A token of `projectid` holding `grants` (`read` whether named or not). */
+  issue(projectid: string, ttlSeconds: number, grants?: Iterable<UserTokenGrant>): Promise<IssuedUserToken>;
   /**
    * The token's project and scope, or undefined when the token is malformed, forged, expired or signed with a replaced
    * key; rejects with INVALID_CREDENTIALS when its `jti` is revoked (its signature is checked first, so a forged token
@@ -152,18 +186,19 @@ export async function createUserTokens({
       const { payload } = await jwtVerify(token, key.publicKey, { issuer: ISSUER, algorithms: [ALG] });
       const projectid = (payload.ctx as { projectid?: unknown } | undefined)?.projectid;
       if (typeof projectid !== 'string' || typeof payload.exp !== 'number') return undefined;
-      const write = Array.isArray(payload.scope) && payload.scope.includes(WRITE_SCOPE);
-      return { claims: { projectid, expires: payload.exp * 1000, scope: write ? 'write' : 'read' }, jti: payload.jti };
+      const grants = grantsOfScope(payload.scope);
+      return { claims: { projectid, expires: payload.exp * 1000, scope: scopeOf(grants), grants }, jti: payload.jti };
     } catch {
       return undefined;
     }
   }
 
   return {
-    async issue(projectid, ttlSeconds, scope = 'read') {
+    async issue(projectid, ttlSeconds, asked = ['read']) {
       const key = await keyNow();
       const at = Math.floor(now() / 1000);
-      const scopes = [`project:${projectid}`, ...(scope === 'write' ? [WRITE_SCOPE] : [])];
+      const grants = normalGrants(asked);
+      const scopes = [`project:${projectid}`, ...grants.flatMap((grant) => (grant === 'read' ? [] : [SCOPE_ENTRY[grant]]))];
       const jti = randomUUID();
       const token = await new SignJWT({ ctx: { projectid }, scope: scopes })
         .setProtectedHeader({ alg: ALG, typ: 'JWT', kid: key.kid })
@@ -173,7 +208,7 @@ export async function createUserTokens({
         .setExpirationTime(at + ttlSeconds)
         .setJti(jti)
         .sign(key.privateKey);
-      return { token: withLowS(token), jti, expires: (at + ttlSeconds) * 1000, scope };
+      return { token: withLowS(token), jti, expires: (at + ttlSeconds) * 1000, scope: scopeOf(grants), grants };
     },
 
     async verify(token) {
@@ -198,6 +233,9 @@ export async function createUserTokens({
     revoke: (jti) => revoked.revoke(jti, now() + REVOCATION_KEPT_MS),
   };
 }
+
+/** The data-store scope of a token's grants. */
+const scopeOf = (grants: readonly UserTokenGrant[]): UserTokenScope => (grants.includes('write') ? 'write' : 'read');
 
 /** Revocations kept by this process alone: for a UserTokens built without a store (unit tests). */
 function revokedInMemory(now: () => number): RevokedTokens {

@@ -27,6 +27,10 @@ export interface DeviceReply<T = any> {
 /** The device calls that REST (/v2/device/...) and CoAP (/...?auth=) both offer, with the same use cases behind. */
 export interface DeviceClient {
   readShadow(alias?: string): Promise<DeviceReply>;
+  /** `?at=`: the shadow as it was then (docs/device-api.md "Shadow history"). */
+  readShadowAt(at: number | string, alias?: string): Promise<DeviceReply>;
+  /** `shadow/revisions` with these query parameters (`from`, `to`, `limit`, `cursor`). */
+  listRevisions(query: Record<string, string | number>, alias?: string): Promise<DeviceReply>;
   /** An object is sent as JSON. */
   writeShadow(body: unknown, mode: WriteMode, alias?: string): Promise<DeviceReply>;
   writeBatch(body: unknown, mode: WriteMode, alias?: string): Promise<DeviceReply>;
@@ -57,6 +61,8 @@ export const overRest: DeviceTransport = {
     });
     return {
       readShadow: async (alias) => reply(await http('GET', `/v2/device/shadow/data${aliasQuery(alias)}`)),
+      readShadowAt: async (at, alias) => reply(await http('GET', `/v2/device/shadow/data?${queryOf({ at }, alias)}`)),
+      listRevisions: async (query, alias) => reply(await http('GET', `/v2/device/shadow/revisions?${queryOf(query, alias)}`)),
       writeShadow: async (body, mode, alias) =>
         reply(await http(methodOf(mode), `/v2/device/shadow/data${aliasQuery(alias)}`, { body })),
       writeBatch: async (body, mode, alias) =>
@@ -70,6 +76,10 @@ export const overRest: DeviceTransport = {
     };
   },
 };
+
+/** A query string of `params` and, when given, `alias`. */
+const queryOf = (params: Record<string, string | number>, alias?: string) =>
+  new URLSearchParams(Object.entries({ ...params, ...(alias === undefined ? {} : { alias }) }).map(([k, v]): [string, string] => [k, String(v)])).toString();
 
 function withoutStatusEcho(res: HttpResponse): unknown {
   const body = res.body;
@@ -97,6 +107,11 @@ export const overCoap: DeviceTransport = {
     };
     return {
       readShadow: async (alias) => reply(await coap('GET', '/shadow/data', { query: aliasQuery(alias) })),
+      readShadowAt: async (at, alias) => reply(await coap('GET', '/shadow/data', { query: [...aliasQuery(alias), `at=${at}`] })),
+      listRevisions: async (query, alias) => {
+        const pairs = Object.entries(query).map(([name, value]) => `${name}=${value}`);
+        return reply(await coap('GET', '/shadow/revisions', { query: [...aliasQuery(alias), ...pairs] }));
+      },
       writeShadow: async (body, mode, alias) =>
         reply(await coap(methodOf(mode), '/shadow/data', { query: aliasQuery(alias), payload: body })),
       writeBatch: async (body, mode, alias) =>

@@ -6,6 +6,7 @@ import {
   DEFAULT_TIMESERIES_LAYOUT,
   SqliteTimeSeriesStore,
   TimeSeriesLayout,
+  TimeSeriesUpkeep,
 } from '../../src/adapters/sqlite-timeseries/sqlite-timeseries-store';
 import { Point, StoredSeries } from '../../src/timeseries/point';
 
@@ -21,15 +22,15 @@ export interface TempStore {
   dispose(): void;
 }
 
-/** A store on a real SQLite file in a fresh temp dir. */
-export function openTempStore(layout: TimeSeriesLayout = DEFAULT_TIMESERIES_LAYOUT): TempStore {
+/** A store on a real SQLite file in a fresh temp dir; `upkeep` gives it a clock and a cleanup period (retention). */
+export function openTempStore(layout: TimeSeriesLayout = DEFAULT_TIMESERIES_LAYOUT, upkeep?: TimeSeriesUpkeep): TempStore {
   const dataDir = mkdtempSync(join(tmpdir(), 'openpie-timeseries-'));
   const temp: TempStore = {
     dataDir,
-    store: createSqliteTimeSeriesStore(dataDir, layout),
+    store: createSqliteTimeSeriesStore(dataDir, layout, upkeep),
     reopen() {
       temp.store.close();
-      temp.store = createSqliteTimeSeriesStore(dataDir, layout);
+      temp.store = createSqliteTimeSeriesStore(dataDir, layout, upkeep);
     },
     dispose() {
       temp.store.close();

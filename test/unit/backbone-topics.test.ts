@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { messageTopic, parseBackboneTopic } from '../../src/adapters/backbone/backbone-topics';
-import { applicationPrivateTopic, feedUpdatedTopic, groupTopic, privateTopic, shadowUpdatedTopic, statusChangedTopic } from '../../src/messaging/topics';
+import { applicationPrivateTopic, desiredDeltaTopic, feedUpdatedTopic, groupTopic, privateTopic, shadowUpdatedTopic, statusChangedTopic } from '../../src/messaging/topics';
 
 describe('MQTT backbone topics', () => {
   it('carries group and private messages with their scope, and maps them back to the same internal topic', () => {
@@ -20,6 +20,13 @@ describe('MQTT backbone topics', () => {
     expect(parseBackboneTopic(messageTopic(notice)!)).to.deep.equal({ kind: 'message', internalTopic: notice });
     expect(parseBackboneTopic('openpie/v1/msg/d/d1/@shadow/data/updated/x')).to.equal(undefined);
     expect(parseBackboneTopic('openpie/v1/msg/d//@shadow/data/updated')).to.equal(undefined);
+  });
+
+  it('carries the desired delta to the node of its device, as shadow notices (issue 25 §2)', () => {
+    const delta = desiredDeltaTopic('d1');
+
+    expect(messageTopic(delta)).to.equal('openpie/v1/msg/d/d1/@shadow/desired/delta');
+    expect(parseBackboneTopic(messageTopic(delta)!)).to.deep.equal({ kind: 'message', internalTopic: delta });
   });
 
   it('carries status and feed notices to the nodes of the applications watching the device (issue 22 §3)', () => {

@@ -16,6 +16,7 @@ describe('openpie CLI commands', () => {
     expect(parseCommand(['devices', 'delete', 'abc']).method).to.equal('DELETE');
     expect(parseCommand(['tokens', 'issue', '--project', 'p', '--ttl', '60']).body).to.deep.equal({ projectid: 'p', ttl: 60 });
     expect(parseCommand(['tokens', 'issue', '--project', 'p', '--scope', 'write']).body).to.deep.equal({ projectid: 'p', scope: 'write' });
+    expect(parseCommand(['tokens', 'issue', '--project', 'p', '--grants', 'fleet, desired']).body).to.deep.equal({ projectid: 'p', grants: ['fleet', 'desired'] });
     expect(parseCommand(['tokens', 'revoke', '3f0c5a52-8d7e-4c1b-9a4e-2b6f1d0c7e95'])).to.deep.equal({
       method: 'DELETE', path: '/v2/admin/tokens/3f0c5a52-8d7e-4c1b-9a4e-2b6f1d0c7e95',
     });

@@ -11,6 +11,10 @@ describe('configuration: budgets of shared resources (issue 10)', () => {
         queuePerCaller: 8,
         queueTimeoutMs: 10_000,
       },
+      fleet: {
+        maxScanned: 250_000, timeoutMs: 2_000, concurrency: 4, perCaller: 2, queuePerCaller: 8, queueTimeoutMs: 5_000,
+        maxAgeMs: 600_000, idleMs: 1_800_000,
+      },
       sandbox: { workers: 2, perCaller: 1 },
       httpBodyTimeoutMs: 30_000,
       coapUploads: { perClient: 4, bytesPerClient: 2 * 1024 * 1024, bytesTotal: 64 * 1024 * 1024 },
@@ -31,6 +35,14 @@ describe('configuration: budgets of shared resources (issue 10)', () => {
     expect(limits.sandbox).to.deep.equal({ workers: 3, perCaller: 2 });
     expect(limits.httpBodyTimeoutMs).to.equal(14);
     expect(limits.coapUploads).to.deep.equal({ perClient: 15, bytesPerClient: 16, bytesTotal: 17 });
+  });
+
+  it('reads each fleet query variable', () => {
+    const { limits } = loadConfig({
+      FLEET_QUERY_MAX_DEVICES: '1', FLEET_QUERY_TIMEOUT_MS: '2', FLEET_QUERY_CONCURRENCY: '3', FLEET_QUERY_CONCURRENCY_PER_CALLER: '4',
+      FLEET_QUERY_QUEUE_PER_CALLER: '0', FLEET_QUERY_QUEUE_TIMEOUT_MS: '6', FLEET_INDEX_MAX_AGE_MS: '7', FLEET_INDEX_IDLE_MS: '8',
+    });
+    expect(limits.fleet).to.deep.equal({ maxScanned: 1, timeoutMs: 2, concurrency: 3, perCaller: 4, queuePerCaller: 0, queueTimeoutMs: 6, maxAgeMs: 7, idleMs: 8 });
   });
 
   it('refuses zero, negative, fractional and non-numeric budgets, one line each', () => {

@@ -153,7 +153,9 @@ describe('shadow schemas (netpie reference §7.1)', () => {
       ['an unknown variable', { properties: { a: { operation: { transform: { expression: '$NEW.x' } } } } }, /unknown variable \$NEW/],
       ['dp out of range', { properties: { a: { operation: { transform: { expression: '1', dp: 20 } } } } }, /dp/],
       ['a default of the wrong type', { properties: { a: { type: 'number', default: 'x' } } }, /default: must be of type number/],
-      ['NETPIE\'s older store.ttl', { properties: { a: { type: 'number', operation: { store: { ttl: '30d' } } } } }, /unknown member "store"/],
+      ['a store.ttl in no unit NETPIE has', { properties: { a: { type: 'number', operation: { store: { ttl: '30w' } } } } }, /properties\.a\.operation\.store\.ttl: must be a whole number/],
+      ['a store.ttl beside store:false', { properties: { a: { store: false, operation: { store: { ttl: '30d' } } } } }, /contradict/],
+      ['a store without a ttl', { properties: { a: { operation: { store: {} } } } }, /store\.ttl: required/],
     ];
     for (const [what, body, message] of bad) {
       it(`${what}`, () => expect(problemsOf(body).join('\n')).to.match(message));

@@ -32,6 +32,27 @@ describe('outbox rows (sqlite-outbox-codec.ts)', () => {
     expect(decodeOutboxRow(encodeOutboxRow(points))).to.deep.equal(points);
   });
 
+  it('keeps each point\'s expiry, and its absence, beside points of series without any (issue 23 §2)', () => {
+    const points: Point[] = [
+      { ...point('d1', 'temp', 1000, 21.5), expiresAt: 61_000 },
+      point('d1', 'temp', 2000, 22),
+      point('d1', 'humid', 1000, 40),
+      { ...point('d2', 'temp', 3000, 1), expiresAt: 3001 },
+    ];
+
+    const row = encodeOutboxRow(points);
+
+    expect(row.readUInt8(0)).to.equal(2);
+    expect(decodeOutboxRow(row)).to.deep.equal(points);
+  });
+
+  it('writes rows without expiries in the first format, which a release before retention reads', () => {
+    const row = encodeOutboxRow([point('d1', 'temp', 1000, 21.5)]);
+
+    expect(row.readUInt8(0)).to.equal(1);
+    expect(decodeOutboxRow(row)).to.deep.equal([point('d1', 'temp', 1000, 21.5)]);
+  });
+
   it('reads rows written before the blob format, as JSON text', () => {
     const points = [point('d1', 'temp', 1000, 21.5), point('d1', 'humid', 1000, 40)];
 

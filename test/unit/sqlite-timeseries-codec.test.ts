@@ -58,3 +58,33 @@ describe('time-series block encoding', () => {
     expect(() => decodeRun(e.firstTs, 2, e.timestamps, e.values)).to.throw(/corrupt/);
   });
 });
+
+describe('time-series block encoding: expiries (retention, issue 23 §2)', () => {
+  const withExpiries = (timestamps: number[], expiries: number[]): Run => ({ ...run(timestamps), expiries: Float64Array.from(expiries) });
+  const roundTripped = (r: Run) => {
+    const e = encodeRun(r);
+    return { e, decoded: decodeRun(e.firstTs, e.count, e.timestamps, e.values, e.expiries) };
+  };
+
+  it('round-trips each point\'s expiry, never-expiring ones mixed in, and says when the last one expires', () => {
+    const r = withExpiries([1000, 2000, 3000, 4000, 5000], [61_000, 62_000, Infinity, 4001, 4_000_000_000_000]);
+
+    const { e, decoded } = roundTripped(r);
+
+    expect(Array.from(decoded.expiries!)).to.deep.equal(Array.from(r.expiries!));
+    expect(e.expiresAt).to.equal(null);
+    expect(roundTripped(withExpiries([1000, 2000], [5000, 3000])).e.expiresAt).to.equal(5000);
+  });
+
+  it('takes one pair for points that share a ttl, and nothing when no point expires', () => {
+    const timestamps = Array.from({ length: 2048 }, (_, i) => 1_700_000_000_000 + i * 1000);
+
+    const shared = encodeRun(withExpiries(timestamps, timestamps.map((t) => t + 30 * 86_400_000)));
+    const never = encodeRun(withExpiries(timestamps, timestamps.map(() => Infinity)));
+
+    expect(shared.expiries!.length).to.be.at.most(12);
+    expect(shared.expiresAt).to.equal(timestamps[2047] + 30 * 86_400_000);
+    expect([never.expiries, never.expiresAt]).to.deep.equal([null, null]);
+    expect([encodeRun(run(timestamps)).expiries, encodeRun(run(timestamps)).expiresAt]).to.deep.equal([null, null]);
+  });
+});

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deviceTopic, externalTopic, filterMatches, internalTopic, restTopic, topicProblem } from '../../src/messaging/topics';
+import { desiredDeltaTopic, deviceTopic, externalTopic, filterMatches, internalFilter, internalTopic, isDeviceFacing, restTopic, topicProblem } from '../../src/messaging/topics';
 
 const scope = { projectid: 'p1', groupid: 'g1', deviceid: 'd1' };
 
@@ -21,6 +21,14 @@ describe('device topics', () => {
     expect(() => restTopic('@private/inbox')).to.throw(/must not start with @/);
     expect(() => restTopic('@msg/home', '@private')).to.throw(/must not start with @/);
     expect(() => restTopic('@msg/')).to.throw(/empty/);
+  });
+
+  it('maps @shadow/desired/delta to the device\'s own notice, which no other device\'s filter reaches (issue 25 §2)', () => {
+    expect(internalFilter(scope, '@shadow/desired/delta')).to.equal(desiredDeltaTopic('d1'));
+    expect(externalTopic(scope, desiredDeltaTopic('d1'))).to.equal('@shadow/desired/delta');
+    expect(externalTopic(scope, desiredDeltaTopic('d2'))).to.equal(undefined);
+    expect(isDeviceFacing('@shadow/desired/delta')).to.equal(true);
+    expect(internalFilter(scope, '@shadow/desired/#')).to.equal(undefined);
   });
 
   it('allows whole-level wildcards in filters only, with # last', () => {

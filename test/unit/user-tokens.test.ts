@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { createFileSigningKeyStore } from '../../src/adapters/files/file-signing-key-store';
 import { withLowS } from '../../src/tokens/low-s';
-import { createUserTokens } from '../../src/tokens/user-tokens';
+import { createUserTokens, hasGrant } from '../../src/tokens/user-tokens';
+
+/** The JWT `scope` claim, read without checking the signature. */
+const scopeClaimOf = (token: string): unknown => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')).scope;
 import { memoryFeed } from '../helpers/memory-ledger';
 
 describe('user tokens', () => {
@@ -38,12 +41,45 @@ describe('user tokens', () => {
     const tokens = await createUserTokens({ keys: keysIn('k.json') });
 
     const read = await tokens.issue('p1', 60);
-    const write = await tokens.issue('p1', 60, 'write');
+    const write = await tokens.issue('p1', 60, ['write']);
 
     expect(read.scope).to.equal('read');
     expect(await tokens.verify(read.token)).to.include({ projectid: 'p1', scope: 'read' });
     expect(write.scope).to.equal('write');
     expect(await tokens.verify(write.token)).to.include({ projectid: 'p1', scope: 'write' });
+  });
+
+  it('carry the grants they were issued with, read always among them, each its own scope entry', async () => {
+    const tokens = await createUserTokens({ keys: keysIn('k.json') });
+
+    const issued = await tokens.issue('p1', 60, ['desired', 'fleet', 'fleet']);
+    const claims = await tokens.verify(issued.token);
+
+    expect(issued.grants).to.deep.equal(['read', 'fleet', 'desired']);
+    expect(claims?.grants).to.deep.equal(['read', 'fleet', 'desired']);
+    expect(claims?.scope).to.equal('read');
+    expect(hasGrant(claims!, 'fleet')).to.equal(true);
+    expect(hasGrant(claims!, 'write')).to.equal(false);
+    expect(scopeClaimOf(issued.token)).to.deep.equal(['project:p1', 'shadow:fleet', 'shadow:desired']);
+  });
+
+  it('issued as before grants (read, or feed:write) hold neither fleet nor desired', async () => {
+    const keys = keysIn('old.json');
+    const tokens = await createUserTokens({ keys });
+    const key = await importJWK((await keys.read())!, 'ES256');
+    const at = Math.floor(Date.now() / 1000);
+    const old = async (scope: string[]) => withLowS(await new SignJWT({ ctx: { projectid: 'p1' }, scope })
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuer('cer:usertoken').setIssuedAt(at).setExpirationTime(at + 60).sign(key));
+
+    const read = await tokens.verify(await old(['project:p1']));
+    const write = await tokens.verify(await old(['project:p1', 'feed:write']));
+
+    expect(read?.grants).to.deep.equal(['read']);
+    expect(write?.grants).to.deep.equal(['read', 'write']);
+    for (const claims of [read!, write!]) {
+      expect(hasGrant(claims, 'fleet')).to.equal(false);
+      expect(hasGrant(claims, 'desired')).to.equal(false);
+    }
   });
 
   it('are refused once the key is rotated, on the node that rotated it and, told so, on the others', async () => {

@@ -1,4 +1,4 @@
-import { FEED_UPDATED, SHADOW_UPDATED, STATUS_CHANGED } from '../../messaging/topics';
+import { DESIRED_DELTA, FEED_UPDATED, SHADOW_UPDATED, STATUS_CHANGED } from '../../messaging/topics';
 
 /**
  * The MQTT backbone's topics (issue 4 §2). Every node subscribes to `openpie/v1/#` and publishes:
@@ -8,6 +8,7 @@ import { FEED_UPDATED, SHADOW_UPDATED, STATUS_CHANGED } from '../../messaging/to
  * | `openpie/v1/msg/g/{project}/{group}/@msg/…` | the message                    | a group message (`$openpie/g/…` inside) |
  * | `openpie/v1/msg/d/{deviceid}/@private/…`    | the message                    | a private message (`$openpie/d/…`)      |
  * | `openpie/v1/msg/d/{deviceid}/@shadow/data/updated` | JSON notice             | a shadow write, for the device's node   |
+ * | `openpie/v1/msg/d/{deviceid}/@shadow/desired/delta` | JSON notice            | the desired delta, for the device's node |
  * | `openpie/v1/msg/d/{deviceid}/@device/status/changed` | JSON notice           | for applications watching the device    |
  * | `openpie/v1/msg/d/{deviceid}/@feed/data/updated` | JSON notice               | for applications watching the device    |
  * | `openpie/v1/presence/{node}`                | JSON PresenceReport            | the node's device connections           |
@@ -40,7 +41,7 @@ export type BackboneTopic =
   | { kind: 'kick'; deviceid: string };
 
 /** The notices of a device that every node may have a listener for: the device itself, or applications (Flow Channel). */
-const DEVICE_NOTICES = new Set([SHADOW_UPDATED, STATUS_CHANGED, FEED_UPDATED]);
+const DEVICE_NOTICES = new Set([SHADOW_UPDATED, DESIRED_DELTA, STATUS_CHANGED, FEED_UPDATED]);
 
 /**
  * `g/{project}/{group}/@msg/{topic}`, `d/{deviceid}/@private/{topic}` or `d/{deviceid}/{notice}` (a write through any

@@ -106,6 +106,10 @@ export function createCassandraDeviceStore(
     reviveShadow: `UPDATE ${tables.shadows} SET rev = 0 WHERE deviceid = ? IF rev = null`,
     // The outbox rows and `tail` stay: points a write queued still go to the time-series store.
     removeShadow: `DELETE rev, data, modified, data_time FROM ${tables.shadows} WHERE deviceid = ? IF rev != null`,
+    // The shadow's history goes with it: an id used again starts a history of its own.
+    removeHistory: `DELETE FROM ${tables.shadowRevisions} WHERE deviceid = ?`,
+    // The desired document goes too; a transaction, as its writes are: a plain delete could be hidden by their timestamps.
+    removeDesired: `DELETE FROM ${tables.desired} WHERE deviceid = ? IF EXISTS`,
   };
 
   async function getRow(deviceid: string): Promise<types.Row | undefined> {
@@ -236,6 +240,8 @@ export function createCassandraDeviceStore(
           continue;
         }
         await client.execute(cql.removeShadow, [deviceid]);
+        await client.execute(cql.removeHistory, [deviceid]);
+        await client.execute(cql.removeDesired, [deviceid]);
         if (owner) await quietly(() => names.release(name, owner));
         return true;
       }

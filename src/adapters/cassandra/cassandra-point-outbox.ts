@@ -24,7 +24,13 @@ const MARKS_KEPT = 8;
 
 const MarkerRow = t.type({ deviceid: t.string, marked_at: BigintNumber });
 const OutboxRow = t.type({ seq: TimeUuidCodec, points: t.string, written_at: BigintNumber });
-const PointsJson = t.array(t.type({ metric: t.string, tags: t.record(t.string, t.string), timestamp: t.number, value: t.number }));
+const PointsJson = t.array(
+  t.intersection([
+    t.type({ metric: t.string, tags: t.record(t.string, t.string), timestamp: t.number, value: t.number }),
+    // Points that expire (issue 23 §2); rows written before retention have none.
+    t.partial({ expiresAt: t.number }),
+  ]),
+);
 
 interface Entry {
   deviceid: string;

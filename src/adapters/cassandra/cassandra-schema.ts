@@ -26,6 +26,11 @@ export const tablesIn = (keyspace: string) => ({
   operators: `${keyspace}.operators`,
   auditLog: `${keyspace}.audit_log`,
   applications: `${keyspace}.applications`,
+  desired: `${keyspace}.desired`,
+  datatags: `${keyspace}.datatags`,
+  projectRetention: `${keyspace}.project_retention`,
+  shadowRevisions: `${keyspace}.shadow_revisions`,
+  rollups: `${keyspace}.rollups`,
 });
 
 /** How long an entry of the delivery log is kept (the tables' default TTL): 7 days. */
@@ -66,6 +71,7 @@ function replicationMap(replication: CassandraReplication): string {
  * The state every node must share (issue 14), each small and read through the nodes' caches (src/cluster):
  *
  * - `schemas`, `triggers`, `event_hooks`: one row per schema owner, device, hook; the body as JSON, decoded when read.
+ * - `datatags`: one partition per owner (a device or a group default), one row per tag by its attr; JSON as above.
  * - `deliveries`, `deliveries_by_device`: the delivery log, by project and by device, one partition per UTC day so
  *   that no partition grows without end, rows expiring after DELIVERY_TTL_SECONDS.
  * - `quota_limits`: the limits of each project. `quota_ledger`: per project and month, one row per quota and node,
@@ -145,6 +151,21 @@ export function schemaStatements(keyspace: string, replication: CassandraReplica
        app_key text PRIMARY KEY, name text, projectid text, group_ids text, enabled boolean, secret text, created bigint
      )`,
     `CREATE CUSTOM INDEX IF NOT EXISTS applications_by_project ON ${t.applications} (projectid) USING 'StorageAttachedIndex'`,
+    // Datatags (issue 23 §1; cassandra-datatag-store.ts): one partition per owner (a device or a group default).
+    `CREATE TABLE IF NOT EXISTS ${t.datatags} (owner text, attr text, body text, PRIMARY KEY ((owner), attr))`,
+    // A project's own retention of points, in ms (issue 23 §2; cassandra-project-retention-store.ts).
+    `CREATE TABLE IF NOT EXISTS ${t.projectRetention} (projectid text PRIMARY KEY, retention_ms bigint)`,
+    // Shadow history (issue 25 §3; cassandra-shadow-history.ts): one partition per device, newest first, each row
+    // with a TTL of its project's retention; written after the shadow's commit, keyed so that a retry is harmless.
+    `CREATE TABLE IF NOT EXISTS ${t.shadowRevisions} (
+       deviceid text, modified bigint, rev bigint, data_time bigint, data text,
+       PRIMARY KEY ((deviceid), modified, rev)
+     ) WITH CLUSTERING ORDER BY (modified DESC, rev DESC)`,
+    // Desired documents (issue 25 §2; cassandra-desired-store.ts): one row per device, written with compare-and-set
+    // on `rev`, deleted with the device (cassandra-device-store.ts).
+    `CREATE TABLE IF NOT EXISTS ${t.desired} (deviceid text PRIMARY KEY, data text, rev bigint, modified bigint)`,
+    // Roll-up declarations (issue 23 §3; cassandra-rollup-store.ts): `tiers` is JSON, `built_at` null until built.
+    `CREATE TABLE IF NOT EXISTS ${t.rollups} (projectid text PRIMARY KEY, tiers text, declared_at bigint, built_at bigint)`,
   ];
 }
 

@@ -11,6 +11,7 @@ import { CassandraConnection } from './cassandra-client';
 import { isUnknownWriteOutcome, translateCassandraError } from './cassandra-errors';
 import { createCassandraPointOutbox, OUTBOX_MARKER_GRACE_MS } from './cassandra-point-outbox';
 import { PENDING_SHARDS } from './cassandra-schema';
+import { revisionWriter } from './cassandra-shadow-history';
 
 const ShadowRow = t.type({ rev: BigintNumber, data: t.string, modified: BigintNumber, data_time: BigintNumber });
 /** What a conditional write that was not applied answers: the columns of its condition as they are. */
@@ -31,6 +32,7 @@ export const shardOf = (deviceid: string) => createHash('sha1').update(deviceid)
  */
 export function createCassandraShadowStore(conn: CassandraConnection): ShadowStore & PointOutbox {
   const { client, tables } = conn;
+  const writeRevisions = revisionWriter(conn);
   const cql = {
     select: `SELECT rev, data, modified, data_time FROM ${tables.shadows} WHERE deviceid = ? LIMIT 1`,
     write: `UPDATE ${tables.shadows} SET rev = ?, data = ?, modified = ?, data_time = ?, tail = ?
@@ -100,6 +102,17 @@ export function createCassandraShadowStore(conn: CassandraConnection): ShadowSto
     return false;
   }
 
+  /**
+   * After the commit, tried twice. Should both fail (or the node stop in between), the write stands without its
+   * revision: it is missing from the list, `?at=` still finds it while it is the current shadow, and no other revision
+   * depends on it (docs/device-api.md "Shadow history").
+   */
+  async function keepRevisions(deviceid: string, revisions: NonNullable<ShadowCommit['revisions']>): Promise<void> {
+    await writeRevisions(deviceid, revisions, Date.now())
+      .catch(() => writeRevisions(deviceid, revisions, Date.now()))
+      .catch(() => undefined);
+  }
+
   return {
     async readShadow(deviceid) {
       try {
@@ -132,6 +145,7 @@ export function createCassandraShadowStore(conn: CassandraConnection): ShadowSto
           throw translateCassandraError(err, 'write shadow');
         }
       }
+      if (committed && deviceid !== undefined && c.revisions && c.revisions.length > 0) await keepRevisions(deviceid, c.revisions);
       return committed;
     },
 

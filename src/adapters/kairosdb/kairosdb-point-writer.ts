@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Logger } from 'pino';
+import { MAX_TTL_MS } from '../../timeseries/durations';
 import { Point } from '../../timeseries/point';
 import { PointWriter } from '../../timeseries/port';
 import { assertValidPoints, InvalidPointError } from '../../timeseries/validate-points';
@@ -15,7 +16,12 @@ interface MetricBody {
   tags: Readonly<Record<string, string>>;
   type: 'double';
   datapoints: [number, number][];
+  /** Seconds KairosDB keeps the points, counted from when it writes them (reference §2.5); absent: its default. */
+  ttl?: number;
 }
+
+/** Cassandra's largest TTL, in s: a point written a little ahead of its time may ask for a few hours more. */
+const MAX_TTL_SECONDS = MAX_TTL_MS / 1000;
 
 /**
  * Points into KairosDB: `POST /api/v1/datapoints`, one gzip body (`Content-Type: application/gzip`, reference §2.7)
@@ -32,6 +38,10 @@ interface MetricBody {
  *   retries; a retry of points KairosDB did take rewrites the same values. A 400 means KairosDB refuses the points
  *   themselves, which no retry cures: InvalidPointError, which the relay logs and drops (validation here makes it a
  *   bug of ours).
+ * - Retention (issue 23 §2): a point with an expiry goes with `ttl` = the seconds left until it, rounded up, computed
+ *   when it is posted (a replay of the hold computes it again), since KairosDB counts a TTL from its own write, not
+ *   from the point's time. A point already expired is not posted at all (a back-filled one, or one that waited in
+ *   the outbox). Points of one series with different ttls go as separate metric objects: `ttl` is per object.
  */
 export function createKairosDbPointWriter(client: KairosDbClient, logger: Logger, hold?: WriteHold): PointWriter {
   const send = pointPoster(client, logger);
@@ -46,7 +56,7 @@ export function createKairosDbPointWriter(client: KairosDbClient, logger: Logger
 }
 
 /** Posts points to KairosDB as described above, without holding them: also how the hold replays them. */
-export function pointPoster(client: KairosDbClient, logger: Logger): (points: readonly Point[]) => Promise<void> {
+export function pointPoster(client: KairosDbClient, logger: Logger, now: () => number = Date.now): (points: readonly Point[]) => Promise<void> {
   async function post(bodies: MetricBody[]): Promise<void> {
     const body = await gzipAsync(JSON.stringify(bodies));
     const res = await client.request('POST', '/datapoints', { data: body, headers: { 'content-type': 'application/gzip' } });
@@ -56,7 +66,7 @@ export function pointPoster(client: KairosDbClient, logger: Logger): (points: re
     throw unavailable(`KairosDB answered ${res.status} to a write`);
   }
   return async (points) => {
-    const chunks = chunksOf(metricBodies(points), POST_POINTS);
+    const chunks = chunksOf(metricBodies(points, now()), POST_POINTS);
     // A few POSTs at a time: KairosDB parses and queues each request on a thread of its own.
     for (let i = 0; i < chunks.length; i += PARALLEL_POSTS) await Promise.all(chunks.slice(i, i + PARALLEL_POSTS).map(post));
   };
@@ -92,9 +102,12 @@ function chunksOf(bodies: MetricBody[], size: number): MetricBody[][] {
   return chunks;
 }
 
-/** Groups points by series (metric + tags), keeping the last value of a repeated timestamp in its first place. */
-export function metricBodies(points: readonly Point[]): MetricBody[] {
-  const bySeries = new Map<string, { body: MetricBody; at: Map<number, number> }>();
+/**
+ * Groups points by series (metric + tags), keeping the last value of a repeated timestamp in its first place; points of
+ * one series that expire go in one object per ttl (seconds left at `now`), and those expired at `now` are left out.
+ */
+export function metricBodies(points: readonly Point[], now = Date.now()): MetricBody[] {
+  const bySeries = new Map<string, { name: string; tags: Point['tags']; at: Map<number, Point> }>();
   // The sorted tags of each tags object, made once: the points of one field share theirs (timeseries/shadow-points.ts).
   const tagKeys = new Map<object, string>();
   const tagsKeyOf = (tags: Point['tags']) => {
@@ -106,17 +119,24 @@ export function metricBodies(points: readonly Point[]): MetricBody[] {
     // The metric's length first, so that no metric and tags can read as another pair.
     const key = `${p.metric.length}:${p.metric}${tagsKeyOf(p.tags)}`;
     let series = bySeries.get(key);
-    if (series === undefined) {
-      series = { body: { name: p.metric, tags: p.tags, type: 'double', datapoints: [] }, at: new Map() };
-      bySeries.set(key, series);
-    }
-    const index = series.at.get(p.timestamp);
-    if (index === undefined) {
-      series.at.set(p.timestamp, series.body.datapoints.length);
-      series.body.datapoints.push([p.timestamp, p.value]);
-    } else {
-      series.body.datapoints[index][1] = p.value;
+    if (series === undefined) bySeries.set(key, (series = { name: p.metric, tags: p.tags, at: new Map() }));
+    // A Map keeps a key's first place when it is set again: the last value, in the place of the first.
+    series.at.set(p.timestamp, p);
+  }
+  const bodies: MetricBody[] = [];
+  for (const { name, tags, at } of bySeries.values()) {
+    const byTtl = new Map<number | undefined, MetricBody>();
+    for (const p of at.values()) {
+      const ttl = p.expiresAt === undefined ? undefined : Math.min(Math.ceil((p.expiresAt - now) / 1000), MAX_TTL_SECONDS);
+      if (ttl !== undefined && p.expiresAt! <= now) continue;
+      let body = byTtl.get(ttl);
+      if (body === undefined) {
+        body = ttl === undefined ? { name, tags, type: 'double', datapoints: [] } : { name, tags, type: 'double', datapoints: [], ttl };
+        byTtl.set(ttl, body);
+        bodies.push(body);
+      }
+      body.datapoints.push([p.timestamp, p.value]);
     }
   }
-  return [...bySeries.values()].map((s) => s.body);
+  return bodies;
 }

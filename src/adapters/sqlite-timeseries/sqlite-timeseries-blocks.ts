@@ -1,18 +1,24 @@
 import type { Database } from 'better-sqlite3';
-import { copyValues, decodeRun, decodeTimestamps, encodeRun } from './sqlite-timeseries-codec';
-import { concatRuns, firstAtOrAfter, mergePreferringNewer, Run } from './sqlite-timeseries-runs';
+import { copyValues, decodeExpiries, decodeRun, decodeTimestamps, encodeRun } from './sqlite-timeseries-codec';
+import { concatRuns, dropExpired, firstAtOrAfter, mergePreferringNewer, Run } from './sqlite-timeseries-runs';
 
 interface BlockMeta {
   id: number;
   first_ts: number;
   last_ts: number;
   count: number;
+  /** When its last point expires; null: one never does. */
+  expires_at: number | null;
 }
 
 interface BlockBlobs {
   timestamps: Buffer;
   values: Buffer;
+  expiries: Buffer | null;
 }
+
+/** Whether a block still holds a point that has not expired at `now`. */
+const isLive = (m: BlockMeta, now: number) => m.expires_at === null || m.expires_at > now;
 
 /**
  * The `blocks` table: each series' sealed points as immutable runs that never overlap in time, so that in any
@@ -35,44 +41,48 @@ export class Blocks {
     // Blocks never overlap, so those meeting [start, end] are the ones ending in it plus at most the next one.
     // Two bounded index searches: `last_ts >= start AND first_ts <= end` would walk the index to the series' end.
     this.metasEndingIn = db.prepare(
-      `SELECT id, first_ts, last_ts, count FROM blocks
+      `SELECT id, first_ts, last_ts, count, expires_at FROM blocks
        WHERE series_id = ? AND last_ts >= ? AND last_ts <= ? ORDER BY last_ts`,
     );
     this.metaEndingAfter = db.prepare(
-      'SELECT id, first_ts, last_ts, count FROM blocks WHERE series_id = ? AND last_ts > ? ORDER BY last_ts LIMIT 1',
+      'SELECT id, first_ts, last_ts, count, expires_at FROM blocks WHERE series_id = ? AND last_ts > ? ORDER BY last_ts LIMIT 1',
     );
     this.lastMeta = db.prepare(
-      'SELECT id, first_ts, last_ts, count FROM blocks WHERE series_id = ? ORDER BY last_ts DESC LIMIT 1',
+      'SELECT id, first_ts, last_ts, count, expires_at FROM blocks WHERE series_id = ? ORDER BY last_ts DESC LIMIT 1',
     );
-    this.blobs = db.prepare('SELECT timestamps, "values" FROM blocks WHERE id = ?');
+    this.blobs = db.prepare('SELECT timestamps, "values", expiries FROM blocks WHERE id = ?');
     this.insert = db.prepare(
-      'INSERT INTO blocks (series_id, first_ts, last_ts, count, timestamps, "values") VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO blocks (series_id, first_ts, last_ts, count, timestamps, "values", expiries, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.remove = db.prepare('DELETE FROM blocks WHERE id = ?');
   }
 
-  /** The blocks holding points of [start, end], from the index alone. */
-  private metasIn(seriesId: number, start: number, end: number): BlockMeta[] {
+  /** The blocks holding points of [start, end] not all expired at `now`, from the index alone. */
+  private metasIn(seriesId: number, start: number, end: number, now: number): BlockMeta[] {
     const metas = this.metasEndingIn.all(seriesId, start, end) as BlockMeta[];
     const straddling = this.metaEndingAfter.get(seriesId, end) as BlockMeta | undefined;
     if (straddling !== undefined && straddling.first_ts <= end) metas.push(straddling);
-    return metas;
+    return metas.filter((m) => isLive(m, now));
   }
 
-  /** The points of the blocks a read of [start, end] decodes (the covering index answers; no blob is read). */
-  countIn(seriesId: number, start: number, end: number): number {
+  /**
+   * The points of the blocks a read of [start, end] at `now` decodes (the covering index answers; no blob is read):
+   * blocks whose points have all expired are left out, expired points of the others are counted (they are read).
+   */
+  countIn(seriesId: number, start: number, end: number, now: number): number {
     let total = 0;
-    for (const m of this.metasIn(seriesId, start, end)) total += m.count;
+    for (const m of this.metasIn(seriesId, start, end, now)) total += m.count;
     return total;
   }
 
-  /** The sealed points of a series in [start, end]. */
-  read(seriesId: number, start: number, end: number): Run {
-    const metas = this.metasIn(seriesId, start, end);
+  /** The sealed points of a series in [start, end], expired ones included (with their expiries) unless their whole block expired. */
+  read(seriesId: number, start: number, end: number, now: number): Run {
+    const metas = this.metasIn(seriesId, start, end, now);
     let total = 0;
     for (const m of metas) total += m.count;
     const timestamps = new Float64Array(total);
     const values = new Float64Array(total);
+    let expiries: Float64Array | undefined;
     let n = 0;
     for (const m of metas) {
       const blob = this.blobs.get(m.id) as BlockBlobs;
@@ -80,11 +90,16 @@ export class Blocks {
       const decoded = decodeTimestamps(m.first_ts, m.count, blob.timestamps, timestamps, n, end);
       const from = m.first_ts < start ? firstAtOrAfter(timestamps, start, n, n + decoded) : n;
       const to = n + decoded;
+      if (blob.expiries !== null) {
+        expiries ??= new Float64Array(total).fill(Infinity);
+        expiries.set(decodeExpiries(timestamps.subarray(n, to), blob.expiries).subarray(from - n), n);
+      }
       if (from > n) timestamps.copyWithin(n, from, to);
       copyValues(blob.values, from - n, to - n, values, n);
       n += to - from;
     }
-    return { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+    const run = { timestamps: timestamps.subarray(0, n), values: values.subarray(0, n) };
+    return expiries === undefined ? run : { ...run, expiries: expiries.subarray(0, n) };
   }
 
   /**
@@ -92,9 +107,10 @@ export class Blocks {
    * over sealed ones at equal timestamps. Each head point goes to the first block that ends at or after it; points
    * after the last block fill that block up to `blockPoints`, then start new ones. Blocks that get points are
    * rewritten, neighbours that both get points together: appends rewrite only the newest, partly filled block,
-   * while a very late point rewrites the one old block that covers its time.
+   * while a very late point rewrites the one old block that covers its time. Points expired at `now` are left out
+   * of the blocks rewritten (the cleanup drops whole blocks; a rewrite is a chance to drop single points).
    */
-  seal(seriesId: number, head: Run): void {
+  seal(seriesId: number, head: Run, now: number): void {
     const ts = head.timestamps;
     if (ts.length === 0) return;
     // The blocks a head point can go to: those ending within the head's span, and the next one.
@@ -129,30 +145,31 @@ export class Blocks {
       const newer = slice(head, assigned[b][0], assigned[e][1]);
       for (const m of metas.slice(b, e + 1)) this.remove.run(m.id);
       const newest = endsSeries && e === lastIndex;
-      this.write(seriesId, mergePreferringNewer(sealed, newer), newest ? fillChunks : evenChunks);
+      this.write(seriesId, dropExpired(mergePreferringNewer(sealed, newer), now), newest ? fillChunks : evenChunks);
       b = e;
     }
-    if (i < ts.length) this.write(seriesId, slice(head, i, ts.length), fillChunks);
+    if (i < ts.length) this.write(seriesId, dropExpired(slice(head, i, ts.length), now), fillChunks);
   }
 
   private load(m: BlockMeta): Run {
     const blob = this.blobs.get(m.id) as BlockBlobs;
-    return decodeRun(m.first_ts, m.count, blob.timestamps, blob.values);
+    return decodeRun(m.first_ts, m.count, blob.timestamps, blob.values, blob.expiries);
   }
 
   private write(seriesId: number, run: Run, chunk: (n: number, size: number) => number[]): void {
+    if (run.timestamps.length === 0) return;
     const bounds = chunk(run.timestamps.length, this.blockPoints);
     for (let k = 1; k < bounds.length; k++) {
       const e = encodeRun(slice(run, bounds[k - 1], bounds[k]));
-      this.insert.run(seriesId, e.firstTs, e.lastTs, e.count, e.timestamps, e.values);
+      this.insert.run(seriesId, e.firstTs, e.lastTs, e.count, e.timestamps, e.values, e.expiries, e.expiresAt);
     }
   }
 }
 
-const slice = (run: Run, from: number, to: number): Run => ({
-  timestamps: run.timestamps.subarray(from, to),
-  values: run.values.subarray(from, to),
-});
+const slice = (run: Run, from: number, to: number): Run => {
+  const part = { timestamps: run.timestamps.subarray(from, to), values: run.values.subarray(from, to) };
+  return run.expiries === undefined ? part : { ...part, expiries: run.expiries.subarray(from, to) };
+};
 
 /** Full blocks, the remainder last: the newest block keeps room for the next appends. */
 function fillChunks(n: number, size: number): number[] {

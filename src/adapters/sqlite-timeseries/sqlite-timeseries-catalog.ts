@@ -35,6 +35,13 @@ export function canonicalTags(tags: Readonly<Record<string, string>>): string {
  */
 export class SeriesCatalog {
   private readonly byMetric = new Map<string, Map<string, SeriesEntry>>();
+  /**
+   * When the last point of a series expires (retention, issue 23 §2), for the series whose every point expires; a
+   * series without an entry has a point that never does. Exact after each write; a delete, or a point replaced by
+   * one expiring sooner, can leave it later than true until the next cleanup sets it again. Listings leave out the
+   * series past it.
+   */
+  private readonly lastExpiry = new Map<number, number>();
   private sortedMetrics: string[] | undefined;
   private readonly insertRow;
   private readonly deleteRow;
@@ -79,6 +86,7 @@ export class SeriesCatalog {
     const series = this.byMetric.get(entry.metric);
     if (series?.get(entry.canonicalTags)?.id !== entry.id) return;
     series.delete(entry.canonicalTags);
+    this.lastExpiry.delete(entry.id);
     if (series.size === 0) {
       this.byMetric.delete(entry.metric);
       this.sortedMetrics = undefined;
@@ -98,14 +106,38 @@ export class SeriesCatalog {
     return found.sort((a, b) => compareStrings(a.canonicalTags, b.canonicalTags));
   }
 
-  metricNames(prefix = ''): string[] {
-    this.sortedMetrics ??= [...this.byMetric.keys()].sort(compareStrings);
-    return this.sortedMetrics.filter((name) => name.startsWith(prefix));
+  /** When the series' last point expires; Infinity: one never does. For a series not yet remembered: -Infinity. */
+  lastExpiryOf(id: number, known: boolean): number {
+    return this.lastExpiry.get(id) ?? (known ? Infinity : -Infinity);
   }
 
-  tagsOf(metric: string): Record<string, string[]> {
+  setLastExpiry(id: number, last: number): void {
+    if (last === Infinity) this.lastExpiry.delete(id);
+    else this.lastExpiry.set(id, last);
+  }
+
+  /** Every series remembered. */
+  all(): SeriesEntry[] {
+    return [...this.byMetric.values()].flatMap((series) => [...series.values()]);
+  }
+
+  private isLive(entry: SeriesEntry, now: number): boolean {
+    const last = this.lastExpiry.get(entry.id);
+    return last === undefined || last > now;
+  }
+
+  /** Metrics with a series not wholly expired at `now`. */
+  metricNames(prefix: string | undefined, now: number): string[] {
+    this.sortedMetrics ??= [...this.byMetric.keys()].sort(compareStrings);
+    const live = (name: string) => this.lastExpiry.size === 0 || [...(this.byMetric.get(name)?.values() ?? [])].some((e) => this.isLive(e, now));
+    return this.sortedMetrics.filter((name) => name.startsWith(prefix ?? '') && live(name));
+  }
+
+  /** Tags of the metric's series not wholly expired at `now`. */
+  tagsOf(metric: string, now: number): Record<string, string[]> {
     const values = new Map<string, Set<string>>();
     for (const entry of this.byMetric.get(metric)?.values() ?? []) {
+      if (!this.isLive(entry, now)) continue;
       for (const [name, value] of Object.entries(entry.tags)) {
         if (!values.has(name)) values.set(name, new Set());
         values.get(name)?.add(value);

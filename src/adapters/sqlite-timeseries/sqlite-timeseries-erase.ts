@@ -9,6 +9,7 @@ interface RunRow {
   count: number;
   timestamps: Buffer;
   values: Buffer;
+  expiries: Buffer | null;
 }
 
 type Table = 'blocks' | 'head';
@@ -30,10 +31,10 @@ export class SeriesEraser {
   constructor(db: Database) {
     const statements = <T>(make: (table: Table) => T) => ({ blocks: make('blocks'), head: make('head') });
     this.overlapping = statements((table) => db.prepare(
-      `SELECT id, first_ts, count, timestamps, "values" FROM ${table} WHERE series_id = ? AND last_ts >= ? AND first_ts <= ?`,
+      `SELECT id, first_ts, count, timestamps, "values", expiries FROM ${table} WHERE series_id = ? AND last_ts >= ? AND first_ts <= ?`,
     ));
     this.update = statements((table) => db.prepare(
-      `UPDATE ${table} SET first_ts = ?, last_ts = ?, count = ?, timestamps = ?, "values" = ? WHERE id = ?`,
+      `UPDATE ${table} SET first_ts = ?, last_ts = ?, count = ?, timestamps = ?, "values" = ?, expiries = ?, expires_at = ? WHERE id = ?`,
     ));
     this.remove = statements((table) => db.prepare(`DELETE FROM ${table} WHERE id = ?`));
     this.removeAll = statements((table) => db.prepare(`DELETE FROM ${table} WHERE series_id = ?`));
@@ -47,14 +48,14 @@ export class SeriesEraser {
   eraseRange(seriesId: number, start: number, end: number): { empty: boolean; head: HeadSize } {
     for (const table of ['blocks', 'head'] as const) {
       for (const row of this.overlapping[table].all(seriesId, start, end) as RunRow[]) {
-        const run = decodeRun(row.first_ts, row.count, row.timestamps, row.values);
+        const run = decodeRun(row.first_ts, row.count, row.timestamps, row.values, row.expiries);
         const kept = outside(run, start, end);
         if (kept.timestamps.length === run.timestamps.length) continue;
         if (kept.timestamps.length === 0) {
           this.remove[table].run(row.id);
         } else {
           const e = encodeRun(kept);
-          this.update[table].run(e.firstTs, e.lastTs, e.count, e.timestamps, e.values, row.id);
+          this.update[table].run(e.firstTs, e.lastTs, e.count, e.timestamps, e.values, e.expiries, e.expiresAt, row.id);
         }
       }
     }
@@ -73,8 +74,10 @@ export class SeriesEraser {
 function outside(run: Run, start: number, end: number): Run {
   const keep: number[] = [];
   for (let i = 0; i < run.timestamps.length; i++) if (run.timestamps[i] < start || run.timestamps[i] > end) keep.push(i);
-  return {
+  const kept = {
     timestamps: Float64Array.from(keep, (i) => run.timestamps[i]),
     values: Float64Array.from(keep, (i) => run.values[i]),
   };
+  const { expiries } = run;
+  return expiries === undefined ? kept : { ...kept, expiries: Float64Array.from(keep, (i) => expiries[i]) };
 }

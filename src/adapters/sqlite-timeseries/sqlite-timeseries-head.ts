@@ -14,6 +14,7 @@ interface FragmentRow {
   count: number;
   timestamps: Buffer;
   values: Buffer;
+  expiries: Buffer | null;
 }
 
 /**
@@ -33,16 +34,16 @@ export class HeadFragments {
 
   constructor(db: Database) {
     this.insert = db.prepare(
-      'INSERT INTO head (series_id, first_ts, last_ts, count, timestamps, "values") VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO head (series_id, first_ts, last_ts, count, timestamps, "values", expiries, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.inRange = db.prepare(
-      `SELECT first_ts, count, timestamps, "values" FROM head
+      `SELECT first_ts, count, timestamps, "values", expiries FROM head
        WHERE series_id = ? AND last_ts >= ? AND first_ts <= ? ORDER BY id`,
     );
     this.countInRange = db.prepare(
       'SELECT COALESCE(SUM(count), 0) AS points FROM head WHERE series_id = ? AND last_ts >= ? AND first_ts <= ?',
     );
-    this.all = db.prepare('SELECT first_ts, count, timestamps, "values" FROM head WHERE series_id = ? ORDER BY id');
+    this.all = db.prepare('SELECT first_ts, count, timestamps, "values", expiries FROM head WHERE series_id = ? ORDER BY id');
     this.remove = db.prepare('DELETE FROM head WHERE series_id = ?');
     const counts = db.prepare('SELECT series_id AS id, SUM(count) AS points, COUNT(*) AS fragments FROM head GROUP BY series_id');
     for (const row of counts.all() as ({ id: number } & HeadSize)[]) this.sizes.set(row.id, { points: row.points, fragments: row.fragments });
@@ -55,10 +56,14 @@ export class HeadFragments {
 
   append(seriesId: number, run: Run): void {
     const e = encodeRun(run);
-    this.insert.run(seriesId, e.firstTs, e.lastTs, e.count, e.timestamps, e.values);
+    this.insert.run(seriesId, e.firstTs, e.lastTs, e.count, e.timestamps, e.values, e.expiries, e.expiresAt);
   }
 
-  /** The head's points in [start, end], last write winning. */
+  /**
+   * The head's points in [start, end], last write winning, with their expiries. Expired fragments are read too: a
+   * point they hold may have replaced an older one, which must not come back (the caller drops expired points after
+   * merging).
+   */
   read(seriesId: number, start: number, end: number): Run {
     const rows = this.inRange.all(seriesId, start, end) as FragmentRow[];
     return combineRuns(rows.map((r) => sliceRun(toRun(r), start, end)));
@@ -77,4 +82,4 @@ export class HeadFragments {
   }
 }
 
-const toRun = (r: FragmentRow) => decodeRun(r.first_ts, r.count, r.timestamps, r.values);
+const toRun = (r: FragmentRow) => decodeRun(r.first_ts, r.count, r.timestamps, r.values, r.expiries);

@@ -16,8 +16,12 @@ export const timeSeriesFileIn = (dataDir: string): string => join(dataDir, TIMES
  * - `head`: the fragments written since the series' last seal, one row per (write, series). Together with the
  *   blocks they are the series; a seal merges them into the blocks in the transaction of the write that fills the
  *   head, so every write is durable as it commits and no background work can be lost.
+ * - 2, retention (issue 23 §2): each block and head fragment may carry its points' expiries (`expiries`, see
+ *   sqlite-timeseries-codec.ts) and when its last point expires (`expires_at`; NULL: some point never expires, as in
+ *   every row written before). The series-time index now covers `expires_at`, so reads and counts skip expired
+ *   blocks from the index alone; the expiry indexes find what the cleanup drops.
  */
-const MIGRATIONS = [
+export const TIMESERIES_MIGRATIONS = [
   `CREATE TABLE series (
      id INTEGER PRIMARY KEY,
      metric TEXT NOT NULL,
@@ -44,6 +48,14 @@ const MIGRATIONS = [
      "values" BLOB NOT NULL
    );
    CREATE INDEX head_by_series_time ON head (series_id, last_ts, first_ts);`,
+  `ALTER TABLE blocks ADD COLUMN expiries BLOB;
+   ALTER TABLE blocks ADD COLUMN expires_at INTEGER;
+   ALTER TABLE head ADD COLUMN expiries BLOB;
+   ALTER TABLE head ADD COLUMN expires_at INTEGER;
+   CREATE INDEX blocks_by_series_time_expiry ON blocks (series_id, last_ts, first_ts, count, expires_at);
+   DROP INDEX blocks_by_series_time;
+   CREATE INDEX blocks_by_expiry ON blocks (expires_at) WHERE expires_at IS NOT NULL;
+   CREATE INDEX head_by_expiry ON head (expires_at) WHERE expires_at IS NOT NULL;`,
 ];
 
 /**
@@ -53,7 +65,10 @@ const MIGRATIONS = [
  * loop, see sqlite-wal-sync.ts), so a write is on disk when it resolves and reads never wait for it.
  */
 export function openSqliteTimeSeriesDatabase(dataDir: string): Database.Database {
-  return openMigratedSqlite(timeSeriesFileIn(dataDir), MIGRATIONS, [
+  return openMigratedSqlite(timeSeriesFileIn(dataDir), TIMESERIES_MIGRATIONS, [
+    // Set before the first table of a new file (it has no effect on an older one until a VACUUM): pages freed by the
+    // retention cleanup go back to the file system with `incremental_vacuum` (sqlite-timeseries-cleanup.ts).
+    'auto_vacuum = INCREMENTAL',
     // A block of 2048 points at 1 Hz is ~20 KB: 2 pages rather than 5, and with 1024 or fewer points one page.
     // Measured (bench/timeseries-store.ts): 10-30% faster scans than 4 KiB pages.
     'page_size = 16384',

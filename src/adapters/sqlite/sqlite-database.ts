@@ -106,6 +106,46 @@ const MIGRATIONS = [
      created INTEGER NOT NULL
    );
    CREATE INDEX IF NOT EXISTS applications_by_project ON applications (projectid, created);`,
+  // Datatags (issue 23 §1) of a device or a group default, one row per tag; `body` is the tag's JSON. No foreign key,
+  // as for schemas: sqlite-datatag-store.ts.
+  `CREATE TABLE IF NOT EXISTS datatags (
+     owner TEXT NOT NULL,
+     attr TEXT NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (owner, attr)
+   );`,
+  // Shadow history (issue 25 §3): the document each committed write left, until `expires` (NULL: until the device
+  // goes). Read newest first by time (sqlite-shadow-history.ts); expired rows are swept by later shadow commits.
+  `CREATE TABLE IF NOT EXISTS shadow_revisions (
+     deviceid TEXT NOT NULL REFERENCES devices (deviceid) ON DELETE CASCADE,
+     rev INTEGER NOT NULL,
+     modified INTEGER NOT NULL,
+     timestamp INTEGER NOT NULL,
+     data TEXT NOT NULL,
+     expires INTEGER,
+     PRIMARY KEY (deviceid, rev)
+   );
+   CREATE INDEX IF NOT EXISTS shadow_revisions_by_time ON shadow_revisions (deviceid, modified, rev);
+   CREATE INDEX IF NOT EXISTS shadow_revisions_by_expiry ON shadow_revisions (expires) WHERE expires IS NOT NULL;`,
+  // A project's own retention of points, in ms (issue 23 §2): sqlite-project-retention-store.ts.
+  `CREATE TABLE IF NOT EXISTS project_retention (
+     projectid TEXT PRIMARY KEY,
+     retention_ms INTEGER NOT NULL
+   );`,
+  // Desired documents (issue 25 §2; sqlite-desired-store.ts), one row per device, deleted with it.
+  `CREATE TABLE IF NOT EXISTS desired (
+     deviceid TEXT PRIMARY KEY REFERENCES devices (deviceid) ON DELETE CASCADE,
+     data TEXT NOT NULL,
+     rev INTEGER NOT NULL,
+     modified INTEGER NOT NULL
+   );`,
+  // Roll-up declarations (issue 23 §3; sqlite-rollup-store.ts): `tiers` is JSON, `built_at` NULL until built.
+  `CREATE TABLE IF NOT EXISTS rollups (
+     projectid TEXT PRIMARY KEY,
+     tiers TEXT NOT NULL,
+     declared_at INTEGER NOT NULL,
+     built_at INTEGER
+   );`,
 ];
 
 /** Opens (and creates or migrates) the registry, shadow and outbox database, DATA_DIR/openpie.db. */

@@ -7,6 +7,7 @@ import { PointOutbox } from '../../timeseries/port';
 import { Point } from '../../timeseries/point';
 import { decodeOutboxRow, encodeOutboxRow } from './sqlite-outbox-codec';
 import { openSqliteConnection } from './sqlite-open';
+import { revisionKeeper } from './sqlite-shadow-history';
 import { usageAdder } from './sqlite-quota-store';
 import { createWalSync } from './sqlite-wal-sync';
 
@@ -33,8 +34,8 @@ export interface SqliteShadowStore extends ShadowStore, PointOutbox {
 const onDisk = Promise.resolve();
 
 /**
- * Shadows, the point outbox and the quota counters share one SQLite database, so a write, its points and its quota
- * charge commit in one transaction.
+ * Shadows, the point outbox, the quota counters and the shadow history share one SQLite database, so a write, its
+ * points, its quota charge and its revisions commit in one transaction (a group sweeps expired revisions too).
  *
  * Group commit (issue 12): the writes submitted while the event loop handles one batch of I/O share one transaction.
  * Each write runs in a savepoint of its own, so a failure (a lost compare-and-set, a device deleted) stores nothing
@@ -68,8 +69,9 @@ export function createSqliteShadowStore(db: Database): SqliteShadowStore {
   const oldest = db.prepare('SELECT id, points FROM point_outbox WHERE id > ? ORDER BY id LIMIT ?');
   const removeUpTo = writer.prepare('DELETE FROM point_outbox WHERE id <= ?');
   const addUsage = usageAdder(writer);
+  const history = revisionKeeper(writer);
 
-  const commitOne = writer.transaction(({ shadow, expectedRev, points, charge }: ShadowCommit): boolean => {
+  const commitOne = writer.transaction(({ shadow, expectedRev, points, charge, revisions }: ShadowCommit): boolean => {
     if (shadow) {
       const row = { ...shadow, data: JSON.stringify(shadow.data) };
       const changed = (expectedRev === 0 ? insert.run(row) : update.run({ ...row, expectedRev })).changes;
@@ -81,6 +83,7 @@ export function createSqliteShadowStore(db: Database): SqliteShadowStore {
     }
     if (points.length > 0) enqueue.run(encodeOutboxRow(points));
     if (charge) addUsage(charge);
+    if (revisions) history.keep(revisions);
     return true;
   });
 
@@ -93,6 +96,8 @@ export function createSqliteShadowStore(db: Database): SqliteShadowStore {
   /** Runs inside the group's transaction: each write in its own savepoint (a nested better-sqlite3 transaction). */
   const commitGroup = writer.transaction((group: readonly Pending[]): (boolean | { error: unknown })[] => {
     if (removedUpTo > deletedUpTo) removeUpTo.run(removedUpTo);
+    const kept = group.reduce((n, p) => n + (p.commit.revisions?.length ?? 0), 0);
+    if (kept > 0) history.sweep(Date.now(), kept);
     return group.map((p) => {
       try {
         return commitOne(p.commit);

@@ -1,5 +1,6 @@
 // @ts-check
 import { admin, ApiError } from './api.js';
+import { datatagsPanel } from './datatags-panel.js';
 import { formatTime, h } from './dom.js';
 import { reportError } from './report.js';
 
@@ -79,6 +80,7 @@ export function settingsPanel({ deviceid, projectid, signal }) {
   return h('section', { class: 'card', 'aria-labelledby': 'settings-heading' },
     h('h2', { id: 'settings-heading' }, 'Schema, triggers and quotas'),
     h('h3', {}, 'Schema'), schema,
+    h('h3', {}, 'Datatags'), datatagsPanel({ deviceid, signal }),
     h('h3', {}, 'Triggers'), triggers,
     h('h3', {}, 'Quota usage'), quotas);
 }

@@ -4,9 +4,11 @@ import { managePanel } from './device-manage.js';
 import { settingsPanel } from './device-settings.js';
 import { devicesHref, groupHref, stateOf, statusBadge } from './devices-view.js';
 import { connectionsPanel } from './connections-view.js';
+import { desiredPanel } from './desired-view.js';
 import { announce, formatTime, h } from './dom.js';
 import { historyPanel } from './history-panel.js';
 import { latestValues } from './latest-values.js';
+import { shadowHistoryPanel } from './shadow-history.js';
 import { every, reportError } from './report.js';
 
 /** The device record and its shadow are read again this often. */
@@ -47,6 +49,7 @@ export function deviceView(main, { deviceid }) {
   const editError = h('p', { id: 'shadow-error', class: 'error', role: 'alert' });
   const history = h('section', { class: 'card', 'aria-labelledby': 'history-heading' });
   const latest = latestValues();
+  const revisions = shadowHistoryPanel({ deviceid, signal });
   const manage = managePanel({ deviceid, signal, onChanged: (device) => showDevice(device) });
   const settings = h('div', { id: 'device-settings' });
   main.replaceChildren(
@@ -73,6 +76,8 @@ export function deviceView(main, { deviceid }) {
           h('button', { type: 'submit' }, 'Apply merge'),
           editResult,
           editError))),
+    desiredPanel({ deviceid, signal }).element,
+    revisions.element,
     connectionsPanel({ deviceid, signal }).element,
     settings,
   );
@@ -91,6 +96,7 @@ export function deviceView(main, { deviceid }) {
     chart?.update(`${shadow.rev}:${shadow.modified}:${shadow.timestamp}`);
     if (shadow.rev === shownRev) return;
     shownRev = shadow.rev;
+    revisions.update(shadow.rev);
     latest.show(shadow.data, shadow.rev);
     shadowJson.textContent = pretty(shadow.data);
     shadowJson.dataset.rev = String(shadow.rev);

@@ -2,6 +2,7 @@
 import { devicesHref, groupHref, POLL_MS, projectsOf } from './devices-view.js';
 import { formatTime, h } from './dom.js';
 import { every } from './report.js';
+import { retentionForm } from './retention-form.js';
 
 /**
  * Every project and its groups, with how many devices each has and how many are online (GET /v2/admin/projects),
@@ -23,7 +24,7 @@ export function projectsView(main) {
       h('th', { scope: 'col' }, 'Online'),
       h('th', { scope: 'col' }, 'Messages'))),
     tbody);
-  main.replaceChildren(h('h1', { tabindex: -1 }, 'Projects'), updated, empty, table);
+  main.replaceChildren(h('h1', { tabindex: -1 }, 'Projects'), updated, empty, table, retentionForm(signal));
 
   /** Replaces the rows only when a number or a name changed, so focus on a link survives a refresh. */
   let shown = '';

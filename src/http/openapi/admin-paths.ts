@@ -184,12 +184,12 @@ export function adminPaths(): Paths {
     },
     '/v2/admin/tokens': {
       post: op('issueUserToken', {
-        summary: 'Issue a user token for the data-store API',
-        description: 'For a project that has at least one device; 404 `PROJECT_NOT_FOUND` otherwise.',
+        summary: 'Issue a user token for the data-store API and the fleet query',
+        description: 'For a project that has at least one device; 404 `PROJECT_NOT_FOUND` otherwise. 403 `ROLE_FORBIDDEN` for a grant above the caller\'s role.',
         requestBody: { required: true, content: jsonBody('IssueTokenRequest', { projectid: 'home', ttl: 86400, scope: 'read' }) },
         responses: {
           ...success(201, 'The token, its `jti` (to revoke it), when it expires (ms) and its scope (`Cache-Control: no-store`).', 'UserToken', {
-            token: 'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9…', jti: TOKEN_JTI, expires: 1700086400000, scope: 'read',
+            token: 'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9…', jti: TOKEN_JTI, expires: 1700086400000, scope: 'read', grants: ['read'],
           }),
           ...errorResponses(ADMIN_AUTH_ERRORS, BODY_ERRORS, ['PROJECT_NOT_FOUND']),
         },

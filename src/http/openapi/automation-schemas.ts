@@ -3,6 +3,7 @@ import { QUOTA_NAMES } from '../../quotas/quota';
 import { SCHEMA_LIMITS } from '../../schema/codecs';
 import { MAX_WARNINGS } from '../../schema/warnings';
 import { TRIGGER_LIMITS } from '../../triggers/codecs';
+import { Duration } from './retention-paths';
 import { Schema, schemaRef } from './types';
 
 /** The same rules as src/schema/codecs.ts, src/quotas/codecs.ts and src/triggers/codecs.ts. */
@@ -84,6 +85,14 @@ const FieldSchema: Schema = {
             dp: { type: 'integer', minimum: 0, maximum: SCHEMA_LIMITS.maxDp, description: 'Decimal places to round a number to.' },
           },
         },
+        store: {
+          type: 'object',
+          required: ['ttl'],
+          additionalProperties: false,
+          properties: { ttl: Duration },
+          description: 'NETPIE\'s older storage model: in a schema where any field has one, exactly those fields are ' +
+            'recorded, each point kept for its ttl (docs/automation.md "Schemas"). Not with `store: false`.',
+        },
       },
     },
   },
@@ -105,13 +114,13 @@ const quotaCounters: Schema = {
 export const AUTOMATION_SCHEMAS: Readonly<Record<string, Schema>> = {
   FieldWarning: {
     type: 'object',
-    description: 'A field a write stored converted or did not store, because of the schema.',
+    description: 'A field a write stored converted or did not store, because of the schema; or (`unrecorded`) one a datatag could not record.',
     required: ['field', 'action', 'reason', 'message'],
     additionalProperties: false,
     properties: {
       index: { type: 'integer', minimum: 0, description: 'Batches only: the item, by its index in `batch`.' },
       field: { type: 'string' },
-      action: { enum: ['coerced', 'dropped'] },
+      action: { enum: ['coerced', 'dropped', 'unrecorded'] },
       reason: { enum: ['type', 'range', 'additionalProperties', 'expression'] },
       message: { type: 'string' },
     },

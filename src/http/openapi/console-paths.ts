@@ -2,6 +2,7 @@ import { ErrorCode } from '../../core/errors';
 import { MESSAGE_LIMITS } from '../../messaging/limits';
 import { PREVIEW_BYTES } from '../admin-console-router';
 import { jsonBody, success } from './content';
+import { AT_ERRORS, atParameter, revisionsOperation } from './history-paths';
 import { CONDITION_ERRORS, conditionHeaders, withEtag } from './shadow-conditions';
 import { errorResponses, JSON_BODY_ERRORS } from './error-responses';
 import { ADMIN_SECURITY, PUBLIC } from './security';
@@ -57,9 +58,12 @@ export function consolePaths(): Paths {
     '/v2/admin/devices/{deviceid}/shadow': {
       get: adminOp('readDeviceShadow', {
         summary: 'A device\'s shadow',
-        description: 'What the device itself reads with `GET /v2/device/shadow/data`.',
-        parameters: [deviceIdParameter],
-        responses: { ...withEtag(success(200, 'The shadow.', 'Shadow', SHADOW)), ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND']) },
+        description: 'What the device itself reads with `GET /v2/device/shadow/data`, `?at=` included.',
+        parameters: [deviceIdParameter, atParameter],
+        responses: {
+          ...withEtag(success(200, 'The shadow.', 'Shadow', SHADOW)),
+          ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND', 'INVALID_QUERY'], AT_ERRORS),
+        },
       }),
       put: adminOp('writeDeviceShadow', {
         summary: 'Write a device\'s shadow (merge)',
@@ -73,6 +77,10 @@ export function consolePaths(): Paths {
           ...errorResponses(ADMIN_AUTH_ERRORS, JSON_BODY_ERRORS, ['INVALID_TIMESTAMP', 'DEVICE_NOT_FOUND', 'SHADOW_TOO_LARGE'], CONDITION_ERRORS),
         },
       }),
+    },
+    '/v2/admin/devices/{deviceid}/shadow/revisions': {
+      get: revisionsOperation(adminOp, 'listDeviceShadowRevisions', [deviceIdParameter],
+        errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND', 'INVALID_QUERY'])),
     },
     '/v2/admin/groups/{projectid}/{groupid}/messages': {
       get: adminOp('watchGroupMessages', {

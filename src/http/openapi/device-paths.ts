@@ -2,6 +2,7 @@ import { ErrorCode } from '../../core/errors';
 import { DEVICE_API_ERRORS, errorResponses, JSON_BODY_ERRORS } from './error-responses';
 import { DEVICE_SECURITY } from './security';
 import { jsonBody, success } from './content';
+import { AT_ERRORS, atParameter, revisionsOperation } from './history-paths';
 import { CONDITION_ERRORS, conditionHeaders, withEtag } from './shadow-conditions';
 import { Operation, Parameter, Paths, RequestBody } from './types';
 
@@ -235,17 +236,20 @@ export function devicePaths(prefix: string): Paths {
       get: op('getShadow', {
         summary: 'Read the shadow',
         description: 'A shadow never written reads as `{"data":{},"rev":0,"modified":0,"timestamp":0}` (ETag `"0"`).',
-        parameters: [aliasParameter],
+        parameters: [aliasParameter, atParameter],
         responses: {
           ...withEtag(success(200, 'The shadow.', 'Shadow', {
             status: 200, deviceid: DEVICE_ID, data: { temp: 21.5 }, rev: 3, modified: 1700000000123, timestamp: 1700000000100,
           })),
-          ...errorResponses(DEVICE_API_ERRORS, SHADOW_TARGET_ERRORS),
+          ...errorResponses(DEVICE_API_ERRORS, SHADOW_TARGET_ERRORS, AT_ERRORS),
         },
       }),
       put: shadowWrite(true),
       post: shadowWrite(false),
     },
     [`${prefix}/shadow/batch`]: { put: batchWrite(true), post: batchWrite(false) },
+    [`${prefix}/shadow/revisions`]: {
+      get: revisionsOperation(op, 'listShadowRevisions', [aliasParameter], errorResponses(DEVICE_API_ERRORS, SHADOW_TARGET_ERRORS)),
+    },
   };
 }

@@ -3,13 +3,18 @@ import { adminPaths } from './admin-paths';
 import { APPLICATION_SCHEMAS, applicationPaths } from './application-paths';
 import { automationPaths } from './automation-paths';
 import { CONNECTION_SCHEMAS, connectionPaths } from './connection-paths';
+import { DATATAG_SCHEMAS, datatagPaths } from './datatag-paths';
 import { consolePaths } from './console-paths';
 import { devicePaths } from './device-paths';
+import { DESIRED_SCHEMAS, desiredPaths } from './desired-paths';
 import { docsPaths } from './docs-paths';
 import { feedPaths } from './feed-paths';
+import { FLEET_SCHEMAS, fleetPaths } from './fleet-paths';
 import { KAIROS_API_SCHEMAS, kairosApiPaths } from './kairos-api-paths';
 import { operatorPaths, OPERATOR_SCHEMAS } from './operator-paths';
 import { opsPaths } from './ops-paths';
+import { RETENTION_SCHEMAS, retentionPaths } from './retention-paths';
+import { ROLLUP_SCHEMAS, rollupPaths } from './rollup-paths';
 import { SCHEMAS } from './schemas';
 import { SECURITY_SCHEMES } from './security';
 import { PathItem, Paths } from './types';
@@ -33,10 +38,15 @@ a call and press **Execute**. Started with \`DEMO=true\`, the service prints dem
 export function openApiDocument(): Readonly<Record<string, unknown>> {
   const paths = mergePaths(
     devicePaths('/v2/device'),
+    desiredPaths(),
+    fleetPaths(),
     feedPaths('/v2/feed'),
     kairosApiPaths('/v2/feed'),
     adminPaths(),
     automationPaths(),
+    retentionPaths(),
+    rollupPaths(),
+    datatagPaths(),
     consolePaths(),
     operatorPaths(),
     applicationPaths(),
@@ -55,6 +65,8 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
       { name: 'Device API', description: 'Devices publish, send private messages and keep their shadow (spec 4.1-4.6).' },
       { name: 'Data store (KairosDB format)', description: 'Time-series points recorded from shadow writes.' },
       { name: 'Admin API', description: 'Device registry and user tokens.' },
+      { name: 'Desired state (user tokens)', description: 'A device\'s desired state, for a user token with the grant `desired`.' },
+      { name: 'Fleet query (user tokens)', description: 'The shadows of a project, filtered, sorted and paged, for a user token with the grant `fleet`.' },
       { name: 'Device API (/device alias)', description: 'The Device API without /v2, as NETPIE clients also call it.' },
       { name: 'Data store (/feed alias)', description: 'The data store without /v2.' },
       { name: 'Operations', description: 'Health, readiness and Prometheus metrics.' },
@@ -62,7 +74,7 @@ export function openApiDocument(): Readonly<Record<string, unknown>> {
       { name: 'Web console', description: 'The operators\' console at /console (admin-token login).' },
     ],
     paths,
-    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS, ...OPERATOR_SCHEMAS, ...APPLICATION_SCHEMAS, ...CONNECTION_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: { ...SCHEMAS, ...KAIROS_API_SCHEMAS, ...OPERATOR_SCHEMAS, ...APPLICATION_SCHEMAS, ...CONNECTION_SCHEMAS, ...RETENTION_SCHEMAS, ...ROLLUP_SCHEMAS, ...DATATAG_SCHEMAS, ...DESIRED_SCHEMAS, ...FLEET_SCHEMAS }, securitySchemes: SECURITY_SCHEMES },
   };
 }
 

@@ -2,7 +2,7 @@ import { ErrorCode } from '../../core/errors';
 import { jsonBody, success } from './content';
 import { DEVICE_AUTH_ERRORS, errorResponses } from './error-responses';
 import { FEED_SECURITY, PUBLIC } from './security';
-import { Operation, Paths, RequestBody } from './types';
+import { Operation, Parameter, Paths, RequestBody, Response } from './types';
 
 const METRIC = '5d0c6a52-3b1e-4f0a-9d39-2c8f1a7b9e10';
 
@@ -25,6 +25,20 @@ const QUERY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPO
 const READ_ERRORS: ErrorCode[] = [...DEVICE_AUTH_ERRORS, 'INVALID_QUERY', 'SHUTTING_DOWN', 'BACKEND_ERROR', 'BACKEND_UNAVAILABLE'];
 
 const SCOPE = 'A user token reads every device of its project; a device reads itself and the devices of its group.';
+
+/** Roll-up tiers (issue 23 §3; docs/data-store.md "Roll-ups"): asked not to answer, and named when they did. */
+const ROLLUP_PARAMETER: Parameter = {
+  name: 'X-Openpie-Rollup',
+  in: 'header',
+  required: false,
+  description: '`off`: answer from the raw points even where a roll-up tier of the project could answer exactly.',
+  schema: { type: 'string', enum: ['off'] },
+};
+const ROLLUP_HEADER = {
+  'X-Openpie-Rollup': { description: 'The roll-up tier that answered (`1h`); absent when the raw points did.', schema: { type: 'string' } },
+};
+const withHeaders = (responses: Record<string, Response>, headers: Response['headers']): Record<string, Response> =>
+  ({ ...responses, 200: { ...responses['200'], headers } });
 
 /** The data-store API (spec 4.7) in KairosDB's format, under `{prefix}/api/v1` for `/v2/feed` and `/feed`. */
 export function feedPaths(prefix: string): Paths {
@@ -50,17 +64,20 @@ export function feedPaths(prefix: string): Paths {
         description: `Metric = \`deviceid\`, tag \`attr\` = shadow field. ${SCOPE} A query naming any other metric ` +
           '(also as a `save_as` target) is refused whole with 403 `METRIC_FORBIDDEN`. A device may also be named ' +
           '`<groupid>/<alias>`, or by an alias unique among the devices the caller may read (400 `METRIC_AMBIGUOUS` ' +
-          'otherwise); results carry the name the query used (docs/data-store.md "Devices by name").',
+          'otherwise); results carry the name the query used (docs/data-store.md "Devices by name"). A query that a ' +
+          'roll-up tier of the project answers exactly is answered from it, with the header `X-Openpie-Rollup` ' +
+          '(docs/data-store.md "Roll-ups").',
+        parameters: [ROLLUP_PARAMETER],
         requestBody: queryBody,
         responses: {
-          ...success(200, 'KairosDB\'s query result.', 'KairosQueryResult', {
+          ...withHeaders(success(200, 'KairosDB\'s query result.', 'KairosQueryResult', {
             queries: [{
               sample_size: 2, keys_scanned: 1, results: [{
                 name: METRIC, group_by: [{ name: 'type', type: 'number' }], tags: { attr: ['temp'] },
                 values: [[1700000000000, 21.5], [1700003600000, 22.1]],
               }],
             }],
-          }),
+          }), ROLLUP_HEADER),
           ...errorResponses(DEVICE_AUTH_ERRORS, QUERY_ERRORS, SCRIPT_ERRORS),
         },
       }),

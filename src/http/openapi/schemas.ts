@@ -154,6 +154,21 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     additionalProperties: false,
     properties: { status: { const: 200 }, ...ShadowMembers },
   },
+  ShadowRevisions: {
+    type: 'object',
+    description: 'A page of the shadow\'s kept revisions, newest first (docs/device-api.md "Shadow history").',
+    required: ['status', 'deviceid', 'revisions'],
+    additionalProperties: false,
+    properties: {
+      status: { const: 200 },
+      deviceid: { type: 'string', format: 'uuid' },
+      revisions: {
+        type: 'array',
+        items: { type: 'object', required: ['deviceid', 'data', 'rev', 'modified', 'timestamp'], additionalProperties: false, properties: ShadowMembers },
+      },
+      next: { type: 'string', description: 'Given back as `cursor` for the next, older page; absent on the last page.' },
+    },
+  },
   ShadowWriteReply: {
     type: 'object',
     description: 'The whole resulting shadow, and whether this write changed it.',
@@ -334,17 +349,23 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
         default: 'read',
         description: '`read` queries the project\'s devices; `write` also deletes their history (`POST /datapoints/delete`, `DELETE /metric/{deviceid}`).',
       },
+      grants: {
+        type: 'array',
+        items: { enum: ['read', 'write', 'fleet', 'desired'] },
+        description: 'Grants beside `scope` (the token holds both): `fleet` runs the fleet query (`POST /v2/shadows/query`), `desired` writes devices\' desired state. `write` and `desired` need the role admin, the others viewer.',
+      },
     },
   },
   UserToken: {
     type: 'object',
-    required: ['token', 'jti', 'expires', 'scope'],
+    required: ['token', 'jti', 'expires', 'scope', 'grants'],
     additionalProperties: false,
     properties: {
       token: { type: 'string', description: 'ES256 JWT (`iss: cer:usertoken`) for the data-store API.' },
       jti: { type: 'string', format: 'uuid', description: 'The token\'s `jti` claim: `DELETE /v2/admin/tokens/{jti}` revokes it.' },
       expires: Millis,
       scope: { enum: ['read', 'write'] },
+      grants: { type: 'array', items: { enum: ['read', 'write', 'fleet', 'desired'] }, description: 'Every grant of the token, `read` first.' },
     },
   },
   UserTokenKey: {

@@ -21,7 +21,8 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description: 'A user token from `POST /v2/admin/tokens`: reads every device of its project in the data-store API, and ' +
-      'with `"scope": "write"` deletes their history. Grafana\'s Basic auth may carry it as the password (any username).',
+      'with `"scope": "write"` deletes their history; its grants `fleet` and `desired` open the fleet query and devices\' ' +
+      'desired state (docs/operations.md "User-token grants"). Grafana\'s Basic auth may carry it as the password (any username).',
   },
   AdminToken: {
     type: 'http',
@@ -42,5 +43,7 @@ const anyOf = (...names: SchemeName[]): SecurityRequirement[] => names.map((name
 export const DEVICE_SECURITY = anyOf('DeviceAuth', 'DeviceBasic');
 export const FEED_SECURITY = anyOf('UserToken', 'DeviceAuth', 'DeviceBasic', 'AdminToken');
 export const ADMIN_SECURITY = anyOf('AdminToken');
+/** A user token alone, whose grants the route checks (`desired`). */
+export const USER_TOKEN_SECURITY = anyOf('UserToken');
 /** No credentials. */
 export const PUBLIC: SecurityRequirement[] = [];

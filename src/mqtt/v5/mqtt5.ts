@@ -12,7 +12,7 @@ import {
 } from '../aedes2-patches';
 import type { Writable } from 'node:stream';
 import { ShareDistribution } from '../../messaging/port';
-import { deviceTopic, filterMatches, internalTopic, Scope, SHADOW_UPDATED, shadowUpdatedTopic } from '../../messaging/topics';
+import { deviceTopic, filterMatches, internalTopic, ownNoticeTopic, Scope } from '../../messaging/topics';
 import { connectionOf, Connections } from './connection';
 import { createIncomingState } from './incoming-state';
 import { createInbound } from './inbound';
@@ -138,7 +138,8 @@ export type Mqtt5 = ReturnType<typeof createMqtt5>;
 /** The internal topic of a topic as the device of `scope` sees it, or undefined. */
 function internalTopicOf(scope: Scope | undefined, topic: string): string | undefined {
   if (!scope) return undefined;
-  if (topic === SHADOW_UPDATED) return shadowUpdatedTopic(scope.deviceid);
+  const notice = ownNoticeTopic(scope.deviceid, topic);
+  if (notice !== undefined) return notice;
   const parsed = deviceTopic(topic);
   return parsed && internalTopic(scope, parsed.family, parsed.rest);
 }

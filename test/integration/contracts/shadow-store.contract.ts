@@ -182,6 +182,15 @@ export function shadowStoreContract(adapter: string, open: OpenStoresFn): void {
         expect(await drainOutbox(stores.shadows)).to.deep.equal(points);
       });
 
+      it("keeps each point's expiry, and its absence, through the outbox (retention, issue 23 §2)", async () => {
+        const device = await aStoredDevice();
+        const points = [{ ...aPointOf(device.deviceid, 'x', T0, 1), expiresAt: T0 + 86_400_000 }, aPointOf(device.deviceid, 'y', T0, 2)];
+
+        await stores.shadows.commitShadowWrite({ shadow: aShadow(device, { x: 1 }, 1), expectedRev: 0, points });
+
+        expect(await drainOutbox(stores.shadows)).to.deep.equal(points);
+      });
+
       it('answers an empty peek when nothing is queued, and remove of its mark does nothing', async () => {
         const empty = await stores.shadows.peek(100);
 

@@ -7,17 +7,29 @@ import type Database from 'better-sqlite3';
 import { createSqliteApplicationStore } from '../../../src/adapters/sqlite/sqlite-application-store';
 import { createFileSigningKeyStore } from '../../../src/adapters/files/file-signing-key-store';
 import { openSqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database';
+import { createSqliteDatatagStore } from '../../../src/adapters/sqlite/sqlite-datatag-store';
+import { createSqliteDesiredStore } from '../../../src/adapters/sqlite/sqlite-desired-store';
 import { createSqliteDeviceStore } from '../../../src/adapters/sqlite/sqlite-device-store';
+import { createSqliteFleetSource } from '../../../src/adapters/sqlite/sqlite-fleet-source';
+import { createSqliteProjectRetentionStore } from '../../../src/adapters/sqlite/sqlite-project-retention-store';
 import { createSqliteQuotaLimitStore } from '../../../src/adapters/sqlite/sqlite-quota-store';
 import { createSqliteRevokedTokens } from '../../../src/adapters/sqlite/sqlite-revoked-tokens';
+import { createSqliteRollupStore } from '../../../src/adapters/sqlite/sqlite-rollup-store';
 import { createSqliteSchemaStore } from '../../../src/adapters/sqlite/sqlite-schema-store';
+import { createSqliteShadowHistory } from '../../../src/adapters/sqlite/sqlite-shadow-history';
 import { createSqliteShadowStore } from '../../../src/adapters/sqlite/sqlite-shadow-store';
 import { createSqliteTriggerStore } from '../../../src/adapters/sqlite/sqlite-trigger-store';
 import { applicationStoreContract } from './application-store.contract';
+import { datatagStoreContract } from './datatag-store.contract';
+import { desiredStoreContract } from './desired-store.contract';
 import { deviceStoreContract } from './device-store.contract';
+import { fleetSourceContract } from './fleet-source.contract';
+import { projectRetentionContract } from './project-retention.contract';
 import { quotaLimitsContract } from './quota-limits.contract';
 import { revokedTokensContract } from './revoked-tokens.contract';
+import { rollupStoreContract } from './rollup-store.contract';
 import { schemaStoreContract } from './schema-store.contract';
+import { shadowHistoryContract } from './shadow-history.contract';
 import { shadowStoreContract } from './shadow-store.contract';
 import { signingKeyStoreContract } from './signing-key-store.contract';
 import { triggerStoreContract } from './trigger-store.contract';
@@ -40,7 +52,9 @@ function storesOver(db: Database.Database, dir: string): Stores {
       return db.prepare('SELECT token, secret FROM devices WHERE deviceid = ?').get(deviceid) as { token: string; secret: string };
     },
     shadows: createSqliteShadowStore(db),
+    shadowHistory: createSqliteShadowHistory(db),
     schemas: createSqliteSchemaStore(db),
+    desired: createSqliteDesiredStore(db),
     triggers,
     deliveries: triggers,
     quotaLimits: createSqliteQuotaLimitStore(db),
@@ -79,7 +93,57 @@ async function openSqliteStores(): Promise<OpenStores> {
 describe('store contracts on SQLite', () => {
   deviceStoreContract('SQLite', openSqliteStores);
   shadowStoreContract('SQLite', openSqliteStores);
+  shadowHistoryContract('SQLite', openSqliteStores);
   schemaStoreContract('SQLite', openSqliteStores);
+  desiredStoreContract('SQLite', openSqliteStores);
+  fleetSourceContract('SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openpie-fleet-'));
+    const db = openSqliteDatabase(dir);
+    const stores = storesOver(db, dir);
+    return {
+      stores,
+      source: createSqliteFleetSource(db),
+      async dispose() {
+        closeShadows(stores);
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+  datatagStoreContract('SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openpie-datatags-'));
+    let db = openSqliteDatabase(dir);
+    let store = createSqliteDatatagStore(db);
+    return {
+      store: () => store,
+      async reopen() {
+        db.close();
+        db = openSqliteDatabase(dir);
+        store = createSqliteDatatagStore(db);
+      },
+      async dispose() {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+  rollupStoreContract('SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openpie-rollups-'));
+    let db = openSqliteDatabase(dir);
+    let store = createSqliteRollupStore(db);
+    return {
+      store: () => store,
+      async reopen() {
+        db.close();
+        db = openSqliteDatabase(dir);
+        store = createSqliteRollupStore(db);
+      },
+      async dispose() {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
   triggerStoreContract('SQLite', openSqliteStores);
   quotaLimitsContract('SQLite', openSqliteStores);
   signingKeyStoreContract('SQLite (a key file)', openSqliteStores);
@@ -103,6 +167,19 @@ describe('store contracts on SQLite', () => {
       store: createSqliteApplicationStore(db),
       another: () => createSqliteApplicationStore(db),
       storedSecret: async (key) => (db.prepare('SELECT secret FROM applications WHERE app_key = ?').get(key) as { secret: string }).secret,
+      async dispose() {
+        db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+
+  projectRetentionContract('SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openpie-retention-'));
+    const db = openSqliteDatabase(dir);
+    return {
+      store: createSqliteProjectRetentionStore(db),
+      another: () => createSqliteProjectRetentionStore(db),
       async dispose() {
         db.close();
         rmSync(dir, { recursive: true, force: true });

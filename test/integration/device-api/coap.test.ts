@@ -6,10 +6,12 @@ import { startStack, Stack } from '../../helpers/stack';
 import { messageScenarios } from './messages.scenarios';
 import { shadowBatchScenarios } from './shadow-batch.scenarios';
 import { shadowDataScenarios } from './shadow-data.scenarios';
+import { shadowHistoryScenarios } from './shadow-history.scenarios';
 
 describe('the Device API over CoAP', () => {
   shadowDataScenarios(overCoap);
   shadowBatchScenarios(overCoap);
+  shadowHistoryScenarios(overCoap);
   messageScenarios(overCoap);
 
   // The scenarios' client reads 2.04 and 2.05 both as 200; which one each call answers is checked here.

@@ -6,10 +6,12 @@ import { startStack, Stack } from '../../helpers/stack';
 import { messageScenarios } from './messages.scenarios';
 import { shadowBatchScenarios } from './shadow-batch.scenarios';
 import { shadowDataScenarios } from './shadow-data.scenarios';
+import { shadowHistoryScenarios } from './shadow-history.scenarios';
 
 describe('the Device API over REST', () => {
   shadowDataScenarios(overRest);
   shadowBatchScenarios(overRest);
+  shadowHistoryScenarios(overRest);
   messageScenarios(overRest);
 
   // The scenarios' client leaves out the `status` that REST repeats in a success body; it is checked here.

@@ -104,6 +104,8 @@ export function operatorScenarios(stackOf: () => Stack): void {
 
       expect(read.status, read.text).to.equal(201);
       expectError(await operator.call('POST', '/v2/admin/tokens', { body: { projectid: device.projectid, scope: 'write' } }), 403, 'ROLE_FORBIDDEN');
+      expect((await operator.call('POST', '/v2/admin/tokens', { body: { projectid: device.projectid, grants: ['fleet'] } })).body.grants).to.deep.equal(['read', 'fleet']);
+      expectError(await operator.call('POST', '/v2/admin/tokens', { body: { projectid: device.projectid, grants: ['fleet', 'desired'] } }), 403, 'ROLE_FORBIDDEN');
       expectError(await operator.call('POST', '/v2/admin/tokens', { body: { projectid: aProject() } }), 403, 'PROJECT_FORBIDDEN');
       expectError(await operator.call('POST', '/v2/admin/tokens/key'), 403, 'ROLE_FORBIDDEN');
     });

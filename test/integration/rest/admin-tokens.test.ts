@@ -16,7 +16,7 @@ describe('POST /v2/admin/tokens', () => {
   before(async () => {
     stack = await startStack();
     // Tokens are issued for projects that have a device.
-    for (const projectid of ['p-tokens', 'p-named', 'p-default', 'p-twice']) await aDevice(stack, { projectid });
+    for (const projectid of ['p-tokens', 'p-named', 'p-default', 'p-twice', 'p-grants']) await aDevice(stack, { projectid });
   });
   after(() => stack.stop());
 
@@ -26,8 +26,9 @@ describe('POST /v2/admin/tokens', () => {
     const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-tokens', ttl: 600 } });
 
     expect(res.status).to.equal(201);
-    expect(res.body).to.have.all.keys('token', 'jti', 'expires', 'scope');
+    expect(res.body).to.have.all.keys('token', 'jti', 'expires', 'scope', 'grants');
     expect(res.body.scope).to.equal('read');
+    expect(res.body.grants).to.deep.equal(['read']);
     const claims = claimsOf(res.body.token);
     expect(claims.iss).to.equal('cer:usertoken');
     expect(Number(claims.exp) - Number(claims.iat)).to.equal(600);
@@ -58,6 +59,22 @@ describe('POST /v2/admin/tokens', () => {
     expect(first.body.token).to.not.equal(second.body.token);
   });
 
+  it('issues the grants asked, beside the scope, each its own JWT scope entry', async () => {
+    const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-grants', scope: 'write', grants: ['desired', 'fleet'] } });
+
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.scope).to.equal('write');
+    expect(res.body.grants).to.deep.equal(['read', 'write', 'fleet', 'desired']);
+    expect(claimsOf(res.body.token).scope).to.deep.equal(['project:p-grants', 'feed:write', 'shadow:fleet', 'shadow:desired']);
+  });
+
+  it('gives a token asked with scope alone neither fleet nor desired', async () => {
+    const res = await stack.admin('POST', '/v2/admin/tokens', { body: { projectid: 'p-grants', scope: 'write' } });
+
+    expect(res.body.grants).to.deep.equal(['read', 'write']);
+    expect(claimsOf(res.body.token).scope).to.deep.equal(['project:p-grants', 'feed:write']);
+  });
+
   for (const [what, body, mentions] of [
     ['a ttl of 0', { projectid: 'p', ttl: 0 }, 'ttl'],
     ['a ttl over one year', { projectid: 'p', ttl: 31_536_001 }, 'ttl'],
@@ -65,6 +82,8 @@ describe('POST /v2/admin/tokens', () => {
     ['a missing projectid', { ttl: 60 }, 'projectid'],
     ['a malformed projectid', { projectid: 'a/b', ttl: 60 }, 'projectid'],
     ['an unknown member', { projectid: 'p', ttl: 60, scope: 'all' }, 'scope'],
+    ['an unknown grant', { projectid: 'p', grants: ['fleet', 'admin'] }, 'grants'],
+    ['grants that are no list', { projectid: 'p', grants: 'fleet' }, 'grants'],
   ] as const) {
     it(`answers 400 INVALID_BODY naming the member for ${what}`, async () => {
       const res = await stack.admin('POST', '/v2/admin/tokens', { body });

@@ -96,4 +96,24 @@ describe('the points written to KairosDB', () => {
       { name: 'n', tags: { attr: 'a', z: '1' }, type: 'double', datapoints: [[1, 0]] },
     ]);
   });
+
+  it('give each point that expires the seconds it has left as its ttl, and leave out those already expired (issue 23 §2)', () => {
+    const now = 1_700_000_000_000;
+    const tags = { attr: 'a' };
+
+    const bodies = metricBodies([
+      { metric: 'm', tags, timestamp: 1, value: 1, expiresAt: now + 1500 },
+      { metric: 'm', tags, timestamp: 2, value: 2 },
+      { metric: 'm', tags, timestamp: 3, value: 3, expiresAt: now + 1001 },
+      { metric: 'm', tags, timestamp: 4, value: 4, expiresAt: now },
+      { metric: 'm', tags, timestamp: 5, value: 5, expiresAt: now - 60_000 },
+      { metric: 'm', tags, timestamp: 6, value: 6, expiresAt: now + 50 * 365 * 86_400_000 },
+    ], now);
+
+    expect(bodies).to.deep.equal([
+      { name: 'm', tags, type: 'double', datapoints: [[1, 1], [3, 3]], ttl: 2 },
+      { name: 'm', tags, type: 'double', datapoints: [[2, 2]] },
+      { name: 'm', tags, type: 'double', datapoints: [[6, 6]], ttl: 630_720_000 },
+    ]);
+  });
 });
