@@ -109,8 +109,10 @@ export function createDatatagService({ store, devices, eraser, writer, relay, re
     async remove(owner: DatatagOwner, attrParam: string): Promise<void> {
       const { attr } = decodeOrThrow(AttrPath, { attr: attrParam }, 'INVALID_QUERY');
       await checkOwner(owner);
-      if (!(await store.deleteDatatag(owner, attr))) throw new AppError('DATATAG_NOT_FOUND', `${describeOwner(owner)} has no datatag "${attr}"`);
+      tagNamed(await store.listDatatags(owner), attr, describeOwner(owner));
+      // The points go first: a delete of the points that fails leaves the tag, and the call can be made again.
       if ('deviceid' in owner) await clearPoints(owner.deviceid, attr);
+      if (!(await store.deleteDatatag(owner, attr))) throw new AppError('DATATAG_NOT_FOUND', `${describeOwner(owner)} has no datatag "${attr}"`);
     },
 
     /** Clear feed: every point of the device under the tag's attr; the tag stays. */

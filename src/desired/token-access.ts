@@ -1,6 +1,6 @@
 import { AppError } from '../core/errors';
 import { Device } from '../devices/device';
-import { hasGrant, UserTokenClaims } from '../tokens/user-tokens';
+import { requireGrant, UserTokenClaims } from '../tokens/user-tokens';
 
 /**
  * The device a user token may read and write the desired document of (issue 25 §2): a token issued with the `desired`
@@ -8,10 +8,7 @@ import { hasGrant, UserTokenClaims } from '../tokens/user-tokens';
  * project is answered as one that does not exist, so a token learns nothing of other tenants.
  */
 export async function deviceForToken(claims: UserTokenClaims, deviceid: string, getDevice: (deviceid: string) => Promise<Device | undefined>): Promise<Device> {
-  if (!hasGrant(claims, 'desired')) {
-    const hint = 'issue one with "grants": ["desired"] (POST /v2/admin/tokens)';
-    throw new AppError('TOKEN_GRANT_MISSING', `this user token was issued without the grant "desired"; ${hint}`, { grant: 'desired' });
-  }
+  requireGrant(claims, 'desired');
   const device = await getDevice(deviceid);
   if (!device || device.projectid !== claims.projectid) throw new AppError('DEVICE_NOT_FOUND', `no device with id ${deviceid} in the token's project`);
   return device;

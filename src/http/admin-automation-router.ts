@@ -1,24 +1,20 @@
 import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { closed, ScopeId } from '../core/codecs';
 import { AppError } from '../core/errors';
 import { decodeOrThrow } from '../core/decode-errors';
 import { Registry } from '../devices/service';
-import { requireProject, requireProjectOf } from '../operators/access';
 import { MonthQuery, QuotaLimitsRequest } from '../quotas/codecs';
 import { Limits, QUOTA_NAMES } from '../quotas/quota';
 import { QuotaService } from '../quotas/service';
 import { SchemaOwner } from '../schema/port';
 import { SchemaService } from '../schema/service';
 import { TriggerService } from '../triggers/service';
+import { deviceOfPath, groupOf, projectOf } from './admin-path-scope';
 import { readJson } from './body';
 
 /** Schemas, trigger lists and hooks are larger than device records: 256 KiB (docs/limits-and-errors.md "Limits"). */
 export const AUTOMATION_BODY_LIMIT = 256 * 1024;
-
-const ProjectPath = closed({ projectid: ScopeId });
-const GroupPath = closed({ projectid: ScopeId, groupid: ScopeId });
 
 export interface AdminAutomationRouterDeps {
   /** Guards every route (http/admin-auth.ts). */
@@ -30,23 +26,12 @@ export interface AdminAutomationRouterDeps {
   registry: Pick<Registry, 'getDevice'>;
 }
 
-/** The path's project, which the caller must reach (operators/access.ts). */
-export const projectOf = (ctx: Context) => {
-  const { projectid } = decodeOrThrow(ProjectPath, { projectid: ctx.params.projectid }, 'INVALID_QUERY');
-  requireProject(ctx, projectid);
-  return projectid;
-};
-
 /** Schemas, triggers, event hooks, the delivery log and quotas of the admin API (issue 5 §6), under /v2/admin. */
 export function adminAutomationRouter({ adminAuth, schemas, quotas, triggers, registry }: AdminAutomationRouterDeps): Router {
   const router = new Router({ prefix: '/v2/admin' });
   router.use(adminAuth);
-  // A device's schema and triggers: its project must be the caller's (looked up for callers of some projects only).
-  const deviceOf = async (ctx: Context) => {
-    const { deviceid } = ctx.params;
-    await requireProjectOf(ctx, async () => (await registry.getDevice(deviceid)).projectid);
-    return deviceid;
-  };
+  // A device's schema and triggers: its project must be the caller's.
+  const deviceOf = deviceOfPath(registry);
 
   const schemaRoutes = (path: string, ownerOf: (ctx: Context) => Promise<SchemaOwner>) => {
     router.get(path, async (ctx) => {
@@ -74,11 +59,7 @@ export function adminAutomationRouter({ adminAuth, schemas, quotas, triggers, re
     });
   };
   schemaRoutes('/devices/:deviceid/schema', async (ctx) => ({ deviceid: await deviceOf(ctx) }));
-  schemaRoutes('/projects/:projectid/groups/:groupid/schema', async (ctx) => {
-    const group = decodeOrThrow(GroupPath, { projectid: ctx.params.projectid, groupid: ctx.params.groupid }, 'INVALID_QUERY');
-    requireProject(ctx, group.projectid);
-    return group;
-  });
+  schemaRoutes('/projects/:projectid/groups/:groupid/schema', async (ctx) => groupOf(ctx));
 
   router.get('/devices/:deviceid/triggers', async (ctx) => {
     ctx.body = await triggers.getTriggers(await deviceOf(ctx));

@@ -1,16 +1,16 @@
 import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import { isUtf8 } from 'node:buffer';
-import type { Context } from 'koa';
 import * as t from 'io-ts';
-import { closed, ScopeId } from '../core/codecs';
+import { closed } from '../core/codecs';
 import { decodeOrThrow } from '../core/decode-errors';
 import { requireProject } from '../operators/access';
 import { Registry } from '../devices/service';
 import { MESSAGE_LIMITS } from '../messaging/limits';
-import { Group, GroupMessage, GroupTraffic } from '../messaging/group-traffic';
+import { GroupMessage, GroupTraffic } from '../messaging/group-traffic';
 import { ShadowService } from '../shadows/service';
 import { revisionsReply, shadowReply, shadowWriteReply } from '../shadows/replies';
+import { groupOf } from './admin-path-scope';
 import { readJson } from './body';
 import { singleQuery } from './query';
 import { revisionsQueryFrom } from '../shadows/history-codecs';
@@ -24,7 +24,6 @@ export const PREVIEW_BYTES = 4096;
 /** Room for the topic and the JSON around a payload of the largest size a device may publish. */
 const PUBLISH_BODY_LIMIT = MESSAGE_LIMITS.maxPayloadBytes + 4096;
 
-const GroupPath = closed({ projectid: ScopeId, groupid: ScopeId });
 const PublishRequest = closed({ topic: t.string, payload: t.string });
 
 export interface AdminConsoleRouterDeps {
@@ -35,12 +34,6 @@ export interface AdminConsoleRouterDeps {
   groupTraffic: GroupTraffic;
 }
 
-/** The path's group, whose project the caller must reach (operators/access.ts). */
-const groupOf = (ctx: Context): Group => {
-  const group = decodeOrThrow(GroupPath, { ...ctx.params }, 'INVALID_QUERY');
-  requireProject(ctx, group.projectid);
-  return group;
-};
 
 /** What the live view shows of a message: its text (or base64 when it is not UTF-8), cut to PREVIEW_BYTES. */
 export function previewOf(message: GroupMessage) {

@@ -1,15 +1,11 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { closed, ScopeId } from '../core/codecs';
-import { decodeOrThrow } from '../core/decode-errors';
 import { DatatagOwner } from '../datatags/port';
 import { DatatagService } from '../datatags/service';
 import { Registry } from '../devices/service';
-import { requireProject, requireProjectOf } from '../operators/access';
 import { AUTOMATION_BODY_LIMIT } from './admin-automation-router';
+import { deviceOfPath, groupOf } from './admin-path-scope';
 import { readJson } from './body';
-
-const GroupPath = closed({ projectid: ScopeId, groupid: ScopeId });
 
 export interface AdminDatatagsRouterDeps {
   /** Guards every route (http/admin-auth.ts). */
@@ -23,11 +19,7 @@ export interface AdminDatatagsRouterDeps {
 export function adminDatatagsRouter({ adminAuth, datatags, registry }: AdminDatatagsRouterDeps): Router {
   const router = new Router({ prefix: '/v2/admin' });
   router.use(adminAuth);
-  const deviceOf = async (ctx: Context) => {
-    const { deviceid } = ctx.params;
-    await requireProjectOf(ctx, async () => (await registry.getDevice(deviceid)).projectid);
-    return deviceid;
-  };
+  const deviceOf = deviceOfPath(registry);
 
   /** The routes a device and a group default share: the list, the enable toggle, delete feed. */
   const tagRoutes = (path: string, ownerOf: (ctx: Context) => Promise<DatatagOwner>) => {
@@ -48,11 +40,7 @@ export function adminDatatagsRouter({ adminAuth, datatags, registry }: AdminData
     });
   };
   tagRoutes('/devices/:deviceid/datatags', async (ctx) => ({ deviceid: await deviceOf(ctx) }));
-  tagRoutes('/projects/:projectid/groups/:groupid/datatags', async (ctx) => {
-    const group = decodeOrThrow(GroupPath, { projectid: ctx.params.projectid, groupid: ctx.params.groupid }, 'INVALID_QUERY');
-    requireProject(ctx, group.projectid);
-    return group;
-  });
+  tagRoutes('/projects/:projectid/groups/:groupid/datatags', async (ctx) => groupOf(ctx));
 
   router.post('/devices/:deviceid/datatags/:attr/clear', async (ctx) => {
     await datatags.clear(await deviceOf(ctx), ctx.params.attr);

@@ -4,7 +4,7 @@ import { closed } from '../core/codecs';
 import { decodeOrThrow } from '../core/decode-errors';
 import { Ttl } from '../timeseries/durations';
 import { Retention } from '../timeseries/retention-policy';
-import { projectOf } from './admin-automation-router';
+import { projectOf } from './admin-path-scope';
 import { readJson } from './body';
 
 /** `{"retention": "30d"}`: a NETPIE ttl duration, text or a number of ms (timeseries/durations.ts). */

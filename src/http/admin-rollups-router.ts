@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { decodeOrThrow } from '../core/decode-errors';
 import { RollupService } from '../timeseries/rollups/service';
 import { RollupRequest } from '../timeseries/rollups/tiers';
-import { projectOf } from './admin-automation-router';
+import { projectOf } from './admin-path-scope';
 import { readJson } from './body';
 
 /** A declaration lists at most MAX_TIERS short tiers. */

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
+import { AppError } from '../core/errors';
 import { PreparedAnswer } from '../timeseries/data-queries';
 import { answerJson, QueryCancelledError } from '../timeseries/query';
 
@@ -11,6 +12,24 @@ import { answerJson, QueryCancelledError } from '../timeseries/query';
 
 /** Answers up to this size (at most) are printed at once and sent with a Content-Length. */
 const STREAM_ABOVE_BYTES = 256 * 1024;
+
+/**
+ * Around a query route (data store, fleet query): a query whose client went away ends without an answer, 499 (nginx's
+ * "client closed request", for the metrics); a refusal for want of a slot carries Retry-After in seconds (RFC 9110
+ * §10.2.3), as the other 429s do.
+ */
+export async function queryRefusals(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (err) {
+    if (err instanceof QueryCancelledError) {
+      ctx.status = 499;
+      return;
+    }
+    if (err instanceof AppError && err.code === 'TOO_MANY_QUERIES') ctx.set('Retry-After', String(err.extra.retryAfter));
+    throw err;
+  }
+}
 
 /** A signal that aborts when the client goes away before its answer is sent: the query stops waiting or running. */
 export function cancelledWhenGone(ctx: Context): AbortSignal {

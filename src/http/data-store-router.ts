@@ -6,9 +6,9 @@ import { ReadinessCheck } from '../health/port';
 import { checkReadiness } from '../health/readiness';
 import { FEATURES } from '../timeseries/kairos-features';
 import { QUERY_LIMITS } from '../timeseries/limits';
-import { KairosQueryError, QueryCancelledError } from '../timeseries/query';
+import { KairosQueryError } from '../timeseries/query';
 import { DataStore } from '../timeseries/service';
-import { cancelledWhenGone, ROLLUP_HEADER, sendAnswer } from './answer-body';
+import { cancelledWhenGone, queryRefusals, ROLLUP_HEADER, sendAnswer } from './answer-body';
 import { readJson } from './body';
 import { requestLog } from './error-middleware';
 import { feedAuth, feedScopeOf } from './feed-auth';
@@ -47,20 +47,7 @@ export function dataStoreRouter(prefix: string, deps: DataStoreRouterDeps): Rout
   // proves the credentials as well as the address.
   router.use(feedAuth(dataStore.identify));
 
-  router.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      // A query whose client went away ends without an answer: 499, nginx's "client closed request", for the metrics.
-      if (err instanceof QueryCancelledError) {
-        ctx.status = 499;
-        return;
-      }
-      // Retry-After in seconds (RFC 9110 §10.2.3), as on the other 429s.
-      if (err instanceof AppError && err.code === 'TOO_MANY_QUERIES') ctx.set('Retry-After', String(err.extra.retryAfter));
-      throw err;
-    }
-  });
+  router.use(queryRefusals);
 
   // `X-Openpie-Rollup: off` asks for raw points even where a roll-up tier would answer (docs/data-store.md "Roll-ups").
   const requestOf = (ctx: Context) => ({

@@ -1,5 +1,6 @@
 import { ChangeFeed } from '../cluster/port';
-import { createReadCache, ReadCacheOptions } from '../cluster/read-cache';
+import { ReadCacheOptions } from '../cluster/read-cache';
+import { createSharedReadCache } from '../cluster/shared-read-cache';
 import { formatTtl } from './durations';
 import { ProjectRetentionStore } from './project-retention';
 import { RetentionPolicy } from './retention';
@@ -36,26 +37,13 @@ export interface RetentionDeps {
 const textOf = (ms: number | undefined) => (ms === undefined ? 'unlimited' : formatTtl(ms));
 
 /**
- * Every shadow write asks for its project's retention, so it is cached like schemas (schema/cached-schema-store.ts):
+ * Every shadow write asks for its project's retention, so it is cached like schemas (cluster/shared-read-cache.ts):
  * a change drops this node's copy at once and tells the other nodes; a notice they miss is made good when their copy
  * expires. A change applies to points written afterwards: a point's expiry is fixed when it is written.
  */
 export function createRetention({ store, serviceDefaultMs, changes, cache: options }: RetentionDeps): Retention {
-  const cache = createReadCache<number | undefined>(options);
-  changes.listen((notice) => {
-    if (notice === 'all') cache.clear();
-    else if (notice.kind === 'retention') cache.invalidate(notice.key);
-  });
-  const projectLevel = (projectid: string) => cache.get(projectid, () => store.getRetention(projectid));
-  /** Runs a change, then drops the copies whether it failed or not: a failed write may still have been applied. */
-  const changing = async <R>(projectid: string, write: Promise<R>): Promise<R> => {
-    try {
-      return await write;
-    } finally {
-      cache.invalidate(projectid);
-      changes.announce({ kind: 'retention', key: projectid });
-    }
-  };
+  const cache = createSharedReadCache<number | undefined>('retention', changes, options);
+  const projectLevel = (projectid: string) => cache.read(projectid, () => store.getRetention(projectid));
 
   async function report(projectid: string): Promise<RetentionReport> {
     const own = await projectLevel(projectid);
@@ -75,9 +63,9 @@ export function createRetention({ store, serviceDefaultMs, changes, cache: optio
     },
     report,
     async setProjectRetention(projectid, retentionMs) {
-      await changing(projectid, store.putRetention(projectid, retentionMs));
+      await cache.changing(projectid, () => store.putRetention(projectid, retentionMs));
       return report(projectid);
     },
-    clearProjectRetention: (projectid) => changing(projectid, store.deleteRetention(projectid)),
+    clearProjectRetention: (projectid) => cache.changing(projectid, () => store.deleteRetention(projectid)),
   };
 }

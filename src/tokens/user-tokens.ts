@@ -63,6 +63,13 @@ export interface UserTokenClaims {
 /** True when the token was issued with `grant` (`read`: every token). */
 export const hasGrant = (claims: Pick<UserTokenClaims, 'grants'>, grant: UserTokenGrant): boolean => claims.grants.includes(grant);
 
+/** 403 TOKEN_GRANT_MISSING (naming the grant and how to get it) unless the token was issued with `grant`. */
+export function requireGrant(claims: Pick<UserTokenClaims, 'grants'>, grant: UserTokenGrant): void {
+  if (hasGrant(claims, grant)) return;
+  throw new AppError('TOKEN_GRANT_MISSING',
+    `this user token was issued without the grant "${grant}"; issue one with "grants": ["${grant}"] (POST /v2/admin/tokens)`, { grant });
+}
+
 /** The grants, `read` added, once each, in the order of USER_TOKEN_GRANTS. */
 const normalGrants = (grants: Iterable<UserTokenGrant>): UserTokenGrant[] => {
   const given = new Set<UserTokenGrant>(grants);

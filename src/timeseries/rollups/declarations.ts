@@ -1,5 +1,6 @@
 import { ChangeFeed } from '../../cluster/port';
-import { createReadCache, ReadCacheOptions } from '../../cluster/read-cache';
+import { ReadCacheOptions } from '../../cluster/read-cache';
+import { createSharedReadCache } from '../../cluster/shared-read-cache';
 import { RollupStore } from './port';
 import { RollupDeclaration, RollupTier } from './tiers';
 
@@ -25,20 +26,9 @@ export interface RollupDeclarationsDeps {
  * copy at once and tells the other nodes; a notice they miss is made good when their copy expires.
  */
 export function createRollupDeclarations({ store, changes, cache: options }: RollupDeclarationsDeps): RollupDeclarations {
-  const cache = createReadCache<RollupDeclaration | undefined>(options);
-  changes.listen((notice) => {
-    if (notice === 'all') cache.clear();
-    else if (notice.kind === 'rollups') cache.invalidate(notice.key);
-  });
-  const changing = async <R>(projectid: string, write: () => Promise<R>): Promise<R> => {
-    try {
-      return await write();
-    } finally {
-      cache.invalidate(projectid);
-      changes.announce({ kind: 'rollups', key: projectid });
-    }
-  };
-  const declarationOf = (projectid: string) => cache.get(projectid, () => store.getRollups(projectid));
+  const cache = createSharedReadCache<RollupDeclaration | undefined>('rollups', changes, options);
+  const changing = cache.changing;
+  const declarationOf = (projectid: string) => cache.read(projectid, () => store.getRollups(projectid));
   return {
     declarationOf,
     async declare(projectid, tiers) {
