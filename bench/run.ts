@@ -55,6 +55,9 @@ const shadowBody = (i: number) => JSON.stringify({ data: { temp: 20 + i / 2, hum
 
 const print = (line = '') => process.stdout.write(`${line}\n`);
 
+/** `BENCH_ONLY=roll-ups,fleet query`: only the sections named (comma-separated); every section when unset. */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+
 /** Each section measures on its own: a failing one is reported at the end and fails the run, the others still print. */
 async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   const failures: string[] = [];
   const section = async (name: string, measure: () => Promise<void>) => {
+    if (ONLY !== undefined && !ONLY.includes(name)) return;
     try {
       await measure();
     } catch (err) {
