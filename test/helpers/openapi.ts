@@ -77,10 +77,18 @@ export function schemaValidator(doc: OpenApiDocument) {
   ajv.addSchema({ $id: 'urn:openpie:openapi', components: doc.components }, 'urn:openpie:openapi');
   const rebase = (schema: object): object =>
     JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"urn:openpie:openapi#/components/'));
+  // Compiling is most of a check's time, and the document repeats its schemas (every error answer): each is compiled once.
+  const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+  const validatorOf = (schema: object) => {
+    const text = JSON.stringify(schema);
+    let validate = compiled.get(text);
+    if (!validate) compiled.set(text, (validate = ajv.compile(rebase(schema))));
+    return validate;
+  };
   return {
     /** The problems of `value` against `schema` (empty when it conforms). */
     problems(schema: object, value: unknown): string[] {
-      const validate = ajv.compile(rebase(schema));
+      const validate = validatorOf(schema);
       return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
     },
   };
