@@ -6,12 +6,22 @@ import type { Writable } from 'node:stream';
  * deliveries on with a `setImmediate` each: a burst to one client cost one write (one syscall) per packet. Here the
  * first write of a turn corks the stream and a `setImmediate` uncorks it, so what the turn produced for this
  * connection goes out together (a socket's `writev`), in the order written, and nothing waits past the turn.
- * `end()` flushes anything still corked (Node's Writable).
+ *
+ * aedes ends a connection with `destroy()` (lib/client.js `close`), which throws away what a corked stream holds: a
+ * refusal's CONNACK, a DISCONNECT with its reason code, the last deliveries. So a destroy first sends what is held
+ * (every cork level, mqtt-packet's included), as the stream would have without the cork. `end()` flushes by itself
+ * (Node's Writable).
+ *
+ * Only for streams that take many chunks at once (`_writev`: TCP and TLS sockets). A stream without it writes what
+ * a cork held one chunk at a time, each after the last one's callback, and a destroy meanwhile loses the rest: the
+ * WebSocket stream (`createWebSocketStream`) is such a one, and is left as it is.
  */
 export function coalesceWrites<S extends Writable>(stream: S): S {
-  const write = stream.write;
+  if (typeof (stream as { _writev?: unknown })._writev !== 'function') return stream;
+  const { write, destroy } = stream;
   let corked = false;
   const flush = () => {
+    if (!corked) return;
     corked = false;
     stream.uncork();
   };
@@ -23,5 +33,10 @@ export function coalesceWrites<S extends Writable>(stream: S): S {
     }
     return write.apply(this, args);
   } as S['write'];
+  stream.destroy = function flushedDestroy(this: S, ...args: Parameters<S['destroy']>) {
+    corked = false;
+    while (stream.writableCorked > 0) stream.uncork();
+    return destroy.apply(this, args);
+  } as S['destroy'];
   return stream;
 }

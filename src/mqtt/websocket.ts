@@ -3,7 +3,6 @@ import { createServer as createHttpServer, IncomingMessage, Server as HttpServer
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocket, WebSocketServer } from 'ws';
-import { coalesceWrites } from './coalesced-writes';
 
 /** Where the HTTP and HTTPS servers serve MQTT over WebSocket: the path mqtt.js, Paho and most brokers use. */
 export const MQTT_WS_PATH = '/mqtt';
@@ -41,7 +40,7 @@ export function createMqttOverWebSocket(aedes: Pick<Aedes, 'handle'>): MqttOverW
     handleProtocols: (offered) => [...offered].find((p) => SUBPROTOCOLS.has(p)) ?? false,
   });
   wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
-    aedes.handle(coalesceWrites(createWebSocketStream(ws)), req);
+    aedes.handle(createWebSocketStream(ws), req);
   });
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>

@@ -91,6 +91,9 @@ for (const variant of VARIANTS) describe(`the Flow Channel across three nodes ($
     const lampClient = await connectDevice(b.mqttUrl, lamp);
     clients.push(lampClient);
     await lampClient.subscribeAsync('@shadow/data/updated', { qos: 1 });
+    // Node A learns of the connection on node B through the backbone, within the presence lag (docs/production.md).
+    const statusOnA = () => a.http('GET', '/v2/device/status', { headers: { authorization: lamp.auth } });
+    for (const deadline = Date.now() + 5000; (await statusOnA()).body.status !== 1 && Date.now() < deadline;) await sleep(50);
     const actor = await connectApplication(a.mqttUrl, app);
     clients.push(actor);
 

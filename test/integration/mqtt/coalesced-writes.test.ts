@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
+import { Writable } from 'node:stream';
 import { coalesceWrites } from '../../../src/mqtt/coalesced-writes';
 
 /** A connected pair of real TCP sockets on loopback: `server` is the broker's side. */
@@ -74,6 +75,23 @@ describe('MQTT connections: what one turn of the event loop writes leaves in one
 
     expect(sends.sends).to.equal(1);
     expect((await arrived).toString()).to.equal('lone');
+  });
+
+  it('sends what the turn held before the connection is destroyed (aedes closes connections so, after a refusal)', async () => {
+    const socket = coalesceWrites(pair.server);
+    const arrived = received(pair.client, 7);
+
+    socket.write(Buffer.from('connack'));
+    socket.destroy();
+
+    expect((await arrived).toString()).to.equal('connack');
+  });
+
+  it('leaves a stream that writes one chunk at a time (no writev, as the WebSocket stream) as it is', () => {
+    const oneByOne = new Writable({ write: (_chunk, _encoding, done) => done() });
+    const write = oneByOne.write;
+
+    expect(coalesceWrites(oneByOne).write).to.equal(write);
   });
 
   it('starts a new send in each turn, keeping the order across turns', async () => {

@@ -124,8 +124,11 @@ describe('aedes 1.2.0 security fixes, kept on aedes 2', () => {
         try {
           await rx.subscribeAsync('@msg/q2', { qos: 2 });
           const first = await wired(device, version);
+          // aedes 2 delivers a QoS 2 message when it takes the PUBLISH; the listener has it once its PUBREL came.
+          const delivered = nextMessage(rx, (t) => t === '@msg/q2');
           first.send(qos2(7, 1, 'first')[0]);
           await first.next('pubrec');
+          await delivered;
           first.destroy(); // no PUBREL: the exchange stays open in the broker's store
 
           const second = await wired(device, version);
