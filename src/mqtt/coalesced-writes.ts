@@ -33,10 +33,11 @@ export function coalesceWrites<S extends Writable>(stream: S): S {
     }
     return write.apply(this, args);
   } as S['write'];
-  stream.destroy = function flushedDestroy(this: S, ...args: Parameters<S['destroy']>) {
+  stream.destroy = function flushedDestroy(this: S, error?: Error) {
     corked = false;
     while (stream.writableCorked > 0) stream.uncork();
-    return destroy.apply(this, args);
-  } as S['destroy'];
+    destroy.call(this, error);
+    return this;
+  };
   return stream;
 }
