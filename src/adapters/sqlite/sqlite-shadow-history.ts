@@ -61,9 +61,11 @@ export function revisionKeeper(writer: Database) {
        SELECT rowid FROM shadow_revisions WHERE expires IS NOT NULL AND expires <= ? LIMIT ?)`,
   );
   return {
-    keep(revisions: readonly RevisionToKeep[]): void {
+    /** `stored`: a shadow of the commit already serialized (its row's JSON), not serialized again. */
+    keep(revisions: readonly RevisionToKeep[], stored?: { shadow: Shadow; data: string }): void {
       for (const { shadow, expiresAt } of revisions) {
-        insert.run({ ...shadow, data: JSON.stringify(shadow.data), expires: expiresAt ?? null });
+        const data = shadow === stored?.shadow ? stored.data : JSON.stringify(shadow.data);
+        insert.run({ ...shadow, data, expires: expiresAt ?? null });
       }
     },
     /** Deletes expired revisions, at least twice as many as the group keeps, so the table never holds much more than its retention. */

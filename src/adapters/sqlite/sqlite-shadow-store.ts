@@ -72,8 +72,9 @@ export function createSqliteShadowStore(db: Database): SqliteShadowStore {
   const history = revisionKeeper(writer);
 
   const commitOne = writer.transaction(({ shadow, expectedRev, points, charge, revisions }: ShadowCommit): boolean => {
+    const data = shadow && JSON.stringify(shadow.data);
     if (shadow) {
-      const row = { ...shadow, data: JSON.stringify(shadow.data) };
+      const row = { ...shadow, data };
       const changed = (expectedRev === 0 ? insert.run(row) : update.run({ ...row, expectedRev })).changes;
       if (changed !== 1) {
         // The update found no row at that rev: a lost race, or a device deleted with its shadow (port contract).
@@ -83,7 +84,8 @@ export function createSqliteShadowStore(db: Database): SqliteShadowStore {
     }
     if (points.length > 0) enqueue.run(encodeOutboxRow(points));
     if (charge) addUsage(charge);
-    if (revisions) history.keep(revisions);
+    // The newest revision is the shadow just stored: its JSON is the row's.
+    if (revisions) history.keep(revisions, shadow && { shadow, data: data! });
     return true;
   });
 
