@@ -28,7 +28,7 @@ import { createStatusNotices } from '../devices/status-notices';
 import { createPresence } from '../devices/presence';
 import { createRegistry } from '../devices/service';
 import { ReadinessCheck } from '../health/port';
-import { createApp } from '../http/app';
+import { AppDeps, createApp, createRequestListener } from '../http/app';
 import { createGroupTraffic } from '../messaging/group-traffic';
 import { createMessagingService } from '../messaging/service';
 import { countBackendErrors } from '../metrics/backend-errors';
@@ -376,7 +376,7 @@ export async function composeService(config: Config, logger: Logger, options: Se
   // Known once the MQTT listener is bound (MQTT_PORT=0 picks a port); the console shows it beside new credentials.
   let boundMqttPort = config.mqttPort;
   let boundListeners: readonly { name: string; port: number }[] = [];
-  const app = createApp({
+  const appDeps: AppDeps = {
     logger,
     adminToken: admin.token,
     // Operator accounts: their keys are digested like device credentials, with the same service key.
@@ -422,9 +422,11 @@ export async function composeService(config: Config, logger: Logger, options: Se
       ...(backbone ? [backbone.readiness] : []),
       ...(options.readinessChecks ?? []),
     ],
-  });
-  const http = createHttpServer(app.callback());
-  const https = tlsOptions && createHttpsServer(tlsOptions, app.callback());
+  };
+  const app = createApp(appDeps);
+  const listener = createRequestListener(app, appDeps);
+  const http = createHttpServer(listener);
+  const https = tlsOptions && createHttpsServer(tlsOptions, listener);
   mqttWs.serveOn(http);
   if (https) mqttWs.serveOn(https);
   const mqttWsServer = config.mqttWsPort === undefined ? undefined : mqttWs.createDedicatedServer();

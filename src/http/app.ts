@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { DeviceStore } from '../devices/port';
@@ -14,6 +15,7 @@ import { adminRollupsRouter, AdminRollupsRouterDeps } from './admin-rollups-rout
 import { adminRouter } from './admin-router';
 import { consoleRouter } from './console-router';
 import { cors } from './cors';
+import { createDeviceLane } from './device-lane';
 import { deviceRouter } from './device-router';
 import { fleetRouter } from './fleet-router';
 import { FleetQueries } from '../fleet/service';
@@ -88,6 +90,18 @@ export interface AppDeps
 }
 
 const methodNotAllowed = () => new AppError('METHOD_NOT_ALLOWED', 'method not allowed on this path');
+
+/**
+ * The HTTP server's request listener: the Device API's lane (device-lane.ts) for status and publishing, the Koa app
+ * for everything else.
+ */
+export function createRequestListener(app: Koa, deps: AppDeps): RequestListener {
+  const lane = createDeviceLane(deps);
+  const koa = app.callback();
+  return (req, res) => {
+    if (!lane(req, res)) void koa(req, res);
+  };
+}
 
 /** Builds the HTTP application; never listens (see main.ts). */
 export function createApp(deps: AppDeps): Koa {

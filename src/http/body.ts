@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../core/errors';
@@ -10,10 +11,13 @@ import { parseJson } from '../core/json';
 export const ADMIN_BODY_LIMIT = 16 * 1024;
 
 /** The body's bytes, whatever its type (a caller that reads a type of its own, such as CSV, checks the type itself). */
-export async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
-  const read = getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined });
+export const readRaw = (ctx: Context, limit: number): Promise<Buffer> =>
   // The body's deadline (body-deadline.ts): REQUEST_TIMEOUT once it passes.
-  const deadline = ctx.state.bodyDeadline as Promise<never> | undefined;
+  readBody(ctx.req, limit, ctx.state.bodyDeadline as Promise<never> | undefined);
+
+/** The bytes of `req`'s body, at most `limit`, raced against its `deadline` (body-deadline.ts) when it has one. */
+export async function readBody(req: IncomingMessage, limit: number, deadline: Promise<never> | undefined): Promise<Buffer> {
+  const read = getRawBody(req, { limit, length: req.headers['content-length'] || undefined });
   try {
     return await (deadline === undefined ? read : Promise.race([read, deadline]));
   } catch (err) {
@@ -58,10 +62,14 @@ export async function readJson(ctx: Context, limit: number, syntax: 'strict' | '
  * `text/*` type, JSON, octet-stream, none, and `application/x-www-form-urlencoded`, which curl -d and axios send by
  * default with the raw text as the body. Only a multipart body is refused: it is an envelope of parts, not a message.
  */
-export async function readMessage(ctx: Context, limit: number): Promise<Buffer> {
-  if (ctx.request.type.startsWith('multipart/')) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `got Content-Type: ${ctx.request.type}, an envelope of parts, not a message; ` +
+export async function readMessage(req: IncomingMessage, limit: number, deadline: Promise<never> | undefined): Promise<Buffer> {
+  const type = mediaTypeOf(req.headers['content-type']);
+  if (type.startsWith('multipart/')) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `got Content-Type: ${type}, an envelope of parts, not a message; ` +
       "send the message itself as the body (any other type, e.g. -H 'Content-Type: text/plain')");
   }
-  return readRaw(ctx, limit);
+  return readBody(req, limit, deadline);
 }
+
+/** The media type of a Content-Type header without its parameters, as Koa's `ctx.request.type` gives it. */
+export const mediaTypeOf = (header: string | undefined): string => (header ? header.split(';')[0] : '');

@@ -24,12 +24,11 @@ const MAX_AGE_S = 86_400;
  *   use credentials its user gave it.
  */
 export function cors(origins: readonly string[]): Middleware {
-  const any = origins.includes('*');
-  const allowed = new Set(origins);
+  const allows = originsAllowed(origins);
   // Not async: a request without an allowed Origin (every device's) passes through without a promise of its own.
   return (ctx, next) => {
     const origin = ctx.get('origin');
-    if (origin === '' || (!any && !allowed.has(origin))) return next();
+    if (!allows(origin)) return next();
     ctx.vary('Origin');
     ctx.set('Access-Control-Allow-Origin', origin);
     ctx.set('Access-Control-Allow-Credentials', 'true');
@@ -48,3 +47,18 @@ export function cors(origins: readonly string[]): Middleware {
     return next();
   };
 }
+
+/** Whether an Origin header names an origin of CORS_ORIGINS (`*`: any); never an absent one. */
+export function originsAllowed(origins: readonly string[]): (origin: string | undefined) => origin is string {
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+  return (origin): origin is string => origin !== undefined && origin !== '' && (any || allowed.has(origin));
+}
+
+/** The headers `cors` gives an answer (not a preflight's) to an allowed origin: for routes served outside Koa. */
+export const corsAnswerHeaders = (origin: string): Record<string, string> => ({
+  Vary: 'Origin',
+  'Access-Control-Allow-Origin': origin,
+  'Access-Control-Allow-Credentials': 'true',
+  'Access-Control-Expose-Headers': EXPOSED,
+});

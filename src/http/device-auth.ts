@@ -13,6 +13,14 @@ export function parseDeviceCredentials(header: string): { deviceid: string; toke
   return { deviceid: pair.slice(0, colon), token: pair.slice(colon + 1) };
 }
 
+/** The credentials of an Authorization header; MISSING_CREDENTIALS or INVALID_CREDENTIALS when it has none. */
+export function credentialsOf(header: string | undefined): { deviceid: string; token: string } {
+  if (header === undefined || header === '') throw new AppError('MISSING_CREDENTIALS', 'send Authorization: Device <ClientID>:<token>');
+  const credentials = parseDeviceCredentials(header);
+  if (!credentials) throw new AppError('INVALID_CREDENTIALS', 'expected Authorization: Device <ClientID>:<token>');
+  return credentials;
+}
+
 /**
  * The Device API's door (devices/admission.ts): the caller's credentials from `Authorization`, admitted into
  * `ctx.state.device`, then the call metered. HTTP only translates: a refusal with `retryAfter` (the rate limit, a
@@ -20,10 +28,7 @@ export function parseDeviceCredentials(header: string): { deviceid: string; toke
  */
 export function admitDevice(admission: Admission): Middleware {
   return async (ctx, next) => {
-    const header = ctx.get('authorization');
-    if (header === '') throw new AppError('MISSING_CREDENTIALS', 'send Authorization: Device <ClientID>:<token>');
-    const credentials = parseDeviceCredentials(header);
-    if (!credentials) throw new AppError('INVALID_CREDENTIALS', 'expected Authorization: Device <ClientID>:<token>');
+    const credentials = credentialsOf(ctx.get('authorization'));
     try {
       const caller = await admission.call('http', ctx.ip, credentials);
       ctx.state.device = caller;

@@ -5,6 +5,9 @@ import { AppError, errorBodyOf } from '../core/errors';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** A request's id: the client's X-Request-Id when it is sane, else a new one. */
+export const requestIdOf = (given: string | undefined): string => (given !== undefined && REQUEST_ID.test(given) ? given : randomUUID());
+
 /** The request's logger: every line it writes carries the request's id. Made on first use: most requests log nothing. */
 export const requestLog = (ctx: Context): Logger =>
   (ctx.state.log ??= (ctx.state.serviceLog as Logger).child({ requestId: ctx.state.requestId as string })) as Logger;
@@ -16,8 +19,7 @@ export const requestLog = (ctx: Context): Logger =>
  */
 export function errorMiddleware(logger: Logger): Middleware {
   return async (ctx, next) => {
-    const given = ctx.get('x-request-id');
-    const requestId = given !== '' && REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdOf(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.state.serviceLog = logger;
     ctx.set('X-Request-Id', requestId);

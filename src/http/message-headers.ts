@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import { messagePropertiesFromText, MessageOptionsText } from '../messaging/message-options';
 import { MessageProperties } from '../messaging/properties';
 
@@ -7,10 +7,10 @@ import { MessageProperties } from '../messaging/properties';
  * messages"): `Content-Type` is the content type; `X-MQTT-*` set the rest. Decoded by the messaging feature; a
  * malformed header is 400 INVALID_MESSAGE_PROPERTY.
  */
-export function messagePropertiesOfRequest(ctx: Context, payload: Buffer): MessageProperties | undefined {
+export function messagePropertiesOfRequest(req: IncomingMessage, payload: Buffer): MessageProperties | undefined {
   // headersDistinct keeps repeated headers apart (Node joins them with ", " in `headers`, which would split a value
   // that holds a comma).
-  const headers = ctx.req.headersDistinct;
+  const headers = req.headersDistinct;
   const one = (name: string) => headers[name]?.join(', ');
   const text: MessageOptionsText = {};
   const contentType = one('content-type');

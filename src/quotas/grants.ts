@@ -49,5 +49,12 @@ export function ownIn(snapshot: LedgerSnapshot, node: string): { used: Counters;
   return { used, granted };
 }
 
-export const quotasIn = (amounts: Partial<Counters>) =>
-  QUOTA_NAMES.flatMap((q) => (amounts[q] ? [[q, amounts[q]] as const] : []));
+/** The quotas `amounts` charges, with their amounts. A loop, not flatMap: every API call and message charges (issue 26). */
+export function quotasIn(amounts: Partial<Counters>): (readonly [QuotaName, number])[] {
+  const charged: (readonly [QuotaName, number])[] = [];
+  for (const q of QUOTA_NAMES) {
+    const n = amounts[q];
+    if (n) charged.push([q, n]);
+  }
+  return charged;
+}

@@ -1,4 +1,5 @@
 import Ajv2020 from 'ajv/dist/2020';
+import { laneOperations } from '../../src/http/device-lane';
 import addFormats from 'ajv-formats';
 import type Router from '@koa/router';
 import { expect } from 'chai';
@@ -26,13 +27,17 @@ export interface OpenApiOperation {
 export const DOCUMENTED_METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
 /**
- * Every route registered on the app, as `METHOD /openapi/path`: the @koa/router instances are found through the
+ * Every route the HTTP server serves (the Device API lane's and the app's), as `METHOD /openapi/path`: the @koa/router instances are found through the
  * `router` property @koa/router puts on its `routes()` middleware, and their `stack` layers name methods and paths.
  * `router.use()` layers have no methods and are skipped; HEAD, which @koa/router adds to every GET, is left out
  * (OpenAPI has no separate HEAD operations here; the document says HEAD works wherever GET does).
  */
 export function registeredRoutes(app: Koa): string[] {
-  const routes = new Set<string>();
+  // The Device API's lane (src/http/device-lane.ts) serves its routes before the app.
+  const routes = new Set<string>(laneOperations().map((operation) => {
+    const [method, path] = operation.split(' ');
+    return `${method} ${openApiPath(path)}`;
+  }));
   for (const middleware of app.middleware) {
     const router = (middleware as { router?: Router }).router;
     if (!router) continue;
