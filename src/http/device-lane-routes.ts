@@ -1,16 +1,30 @@
+import type { IncomingMessage } from 'node:http';
+import type { ParsedUrlQuery } from 'node:querystring';
 import { AppError } from '../core/errors';
+import { Device } from '../devices/device';
 import { Presence } from '../devices/presence';
 import { MESSAGE_LIMITS } from '../messaging/limits';
 import { publishOptionsOf } from '../messaging/publish-options';
 import { MessagingService } from '../messaging/service';
 import { readMessage } from './body';
-import type { LaneCall } from './device-lane';
 import { messagePropertiesOfRequest } from './message-headers';
 import { singleValue } from './query';
 
 export interface LaneRoutesDeps {
   presence: Presence;
   messaging: MessagingService;
+}
+
+/** What a lane route is given: the caller, admitted, and the request. */
+export interface LaneCall {
+  caller: Device;
+  req: IncomingMessage;
+  /** The query string, parsed as Koa's `ctx.query` is. */
+  query: ParsedUrlQuery;
+  /** The topic named in the path, its segments decoded (`/message/{topic...}`); undefined when the path names none. */
+  pathTopic?: string;
+  /** The body's deadline (body-deadline.ts), when the body is still arriving. */
+  bodyDeadline?: Promise<never>;
 }
 
 /** The lane's routes (device-lane.ts) by their path under the prefix: methods, and whether a topic may follow. */

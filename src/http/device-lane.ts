@@ -3,12 +3,11 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Logger } from 'pino';
 import { AppError, errorBodyOf } from '../core/errors';
 import { Admission } from '../devices/admission';
-import { Device } from '../devices/device';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { armBodyDeadline } from './body-deadline';
 import { corsAnswerHeaders, originsAllowed } from './cors';
 import { credentialsOf } from './device-auth';
-import { LANE_PATHS, LaneRoute, laneRoutes, LaneRoutesDeps } from './device-lane-routes';
+import { LANE_PATHS, LaneCall, LaneRoute, laneRoutes, LaneRoutesDeps } from './device-lane-routes';
 import { requestIdOf } from './error-middleware';
 
 export interface DeviceLaneDeps extends LaneRoutesDeps {
@@ -17,18 +16,6 @@ export interface DeviceLaneDeps extends LaneRoutesDeps {
   metrics: Pick<ServiceMetrics, 'http'>;
   corsOrigins: readonly string[];
   limits: { readonly httpBodyTimeoutMs: number };
-}
-
-/** What a lane route is given: the caller, admitted, and the request. */
-export interface LaneCall {
-  caller: Device;
-  req: IncomingMessage;
-  /** The query string, parsed as Koa's `ctx.query` is. */
-  query: ReturnType<typeof parseQuery>;
-  /** The topic named in the path, its segments decoded (`/message/{topic...}`); undefined when the path names none. */
-  pathTopic?: string;
-  /** The body's deadline (body-deadline.ts), when the body is still arriving. */
-  bodyDeadline?: Promise<never>;
 }
 
 /** The Device API is mounted at /v2/device and /device (netpie reference §1). */
