@@ -51,14 +51,29 @@ export function createDeviceCache(store: DeviceStore, options: DeviceCacheOption
     loading.delete(deviceid);
   }
 
+  /**
+   * Records are kept in the order they were read, all for the same time: the expired ones are at the head. Dropping
+   * them as new ones come keeps only the devices read in the last `ttlMs`, not every device ever read up to
+   * `maxEntries` (a fleet that connects once and stays connected would otherwise keep a record per connection).
+   */
+  function dropExpired(at: number): void {
+    for (const [deviceid, entry] of entries) {
+      if (entry.expires > at) return;
+      entries.delete(deviceid);
+    }
+  }
+
   function load(deviceid: string): Promise<Device | undefined> {
     const startedAt = generation;
     const pending = store.getDevice(deviceid).then(
       (device) => {
         if (loading.get(deviceid) === pending) loading.delete(deviceid);
         if (device !== undefined && generation === startedAt) {
+          const at = now();
+          dropExpired(at);
           if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-          entries.set(deviceid, { device, expires: now() + ttlMs });
+          entries.delete(deviceid);
+          entries.set(deviceid, { device, expires: at + ttlMs });
         }
         return device;
       },

@@ -86,6 +86,14 @@ export function rewriteFilters(client: Client, internalFilterOf: (client: Client
   });
 }
 
+/**
+ * Whether any subscription on this node matches `topic`: a connection's, or the service's own (`aedes.subscribe`,
+ * shared subscriptions' listeners). aedes' emitter (mqemitter) asks its matcher the same for every message it emits.
+ */
+export function hasSubscribers(aedes: Aedes, topic: string): boolean {
+  return (aedes as unknown as { mq: { _matcher: { match(topic: string): unknown[] } } }).mq._matcher.match(topic).length > 0;
+}
+
 /** The identity aedes keeps a published packet under (aedes-packet copies a given broker id and counter). */
 interface StampedPacket {
   brokerId?: string;

@@ -77,6 +77,20 @@ export function beforeAedesHandles(client: Client, listener: (packet: WirePacket
 }
 
 /**
+ * Drops the credentials of a client's CONNECT once `authenticate` has them: mqtt-packet's parser keeps the CONNECT
+ * packet for the connection's life (`settings`, for its protocol version), and with it the device's token and secret
+ * (a Buffer of its own): a few hundred bytes a connection kept for no use (issue 26 §4), and secrets kept in memory.
+ * aedes reads them only to call `authenticate` (lib/handlers/connect.js).
+ */
+export function forgetCredentials(client: Client): void {
+  const connect = (client as unknown as { _parser: { settings?: { username?: string; password?: Buffer } } })._parser.settings;
+  if (!connect) return;
+  // Set, not deleted: the packet keeps its shape (a deleted property turns it into a larger dictionary object).
+  connect.username = undefined;
+  connect.password = undefined;
+}
+
+/**
  * Closes a connection from a parser listener (beforeAedesHandles): later, once aedes has taken in the packet being
  * parsed. Closing at once empties aedes' queue of packets that wait for CONNACK (lib/client.js `_parser._queue`) while
  * aedes is about to add this one to it, which throws outside any handler and ends the process.

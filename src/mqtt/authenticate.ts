@@ -1,7 +1,7 @@
 import { AuthenticateError } from 'aedes';
 import type { Aedes, Client } from 'aedes';
 import { AppError } from '../core/errors';
-import { assignClientId } from './aedes2-patches';
+import { assignClientId, forgetCredentials } from './aedes2-patches';
 import { sourceOf } from './connection-source';
 import { isApplicationLogin } from './flow-channel/flow-channel';
 import { HookContext } from './hook-context';
@@ -32,6 +32,7 @@ const SERVER_UNAVAILABLE = 3;
 export function authenticateHook(ctx: HookContext): Aedes['authenticate'] {
   const { admission, logger, scopes, withoutClientId, apps } = ctx;
   return (client, username, password, done) => {
+    forgetCredentials(client);
     const refuse = (why: string, returnCode = NOT_AUTHORIZED, reasonCode: number = REASON.NOT_AUTHORIZED, code?: string) => {
       logger.info({ deviceid: client.id, why }, 'mqtt connection refused');
       ctx.connections.refused(client, why, code);

@@ -51,8 +51,9 @@ export function createConnectionInspection(deps: {
 
   aedes.on('clientReady', (client) => {
     if (!scopes.has(client) || client.closed) return;
-    const asked = opened.get(client);
-    opened.set(client, { keepalive: asked?.keepalive ?? 0, clean: asked?.clean ?? true, since: now() });
+    const open = opened.get(client);
+    if (open) open.since = now();
+    else opened.set(client, { keepalive: 0, clean: true, since: now() });
     beforeAedesHandles(client, (packet) => {
       if (packet.cmd === 'disconnect') endWith(client, DISCONNECT_REASONS.clientDisconnect);
     });

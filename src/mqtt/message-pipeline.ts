@@ -4,7 +4,7 @@ import { MessageRelay, RelayedMessage } from '../messaging/port';
 import { MessageProperties } from '../messaging/properties';
 import { retainedScopeOf } from '../messaging/topics';
 import { SessionPacket, SessionStore } from '../sessions/port';
-import { onEmit } from './aedes-patches';
+import { hasSubscribers, onEmit } from './aedes-patches';
 
 /** A message as the service accepts it; `topic` is internal (messaging/topics.ts). */
 export interface AcceptedMessage {
@@ -150,8 +150,11 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
   }
 
   return {
-    accept: (message) =>
-      inOrder(async () => {
+    accept(message) {
+      // A QoS 0 message that is not retained, with no other node to carry it to and no subscription here, goes nowhere
+      // (a device's status notice nobody watches, issue 26 §4): it is dropped now, as aedes would drop it later.
+      if (!relay && message.qos === 0 && !message.retain && !hasSubscribers(aedes, message.topic)) return Promise.resolve();
+      return inOrder(async () => {
         const packet = stamp(message);
         const queuedFor = await keep(packet, true);
         // With a shared store the others find the message retained there; on the backbone it would be kept twice.
@@ -160,7 +163,8 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
           : Promise.resolve();
         relayed.catch(() => undefined);
         return { packet, queuedFor, relayed };
-      }).delivered,
+      }).delivered;
+    },
 
     deliverRelayed({ id, ...message }) {
       if (sharedStore) {

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { decodeValue, encodeValue, plainPacket, queuedPacket } from '../../sessions/packet-codec';
 import { NoSuchPacketError } from '../../sessions/no-such-packet';
 import { SessionClient, SessionPacket, SessionQueueMethods } from '../../sessions/port';
+import { SessionHolders } from './sqlite-session-holders';
 
 interface OutgoingRow {
   seq: number;
@@ -26,8 +27,9 @@ function packetOf(row: Pick<OutgoingRow, 'message_id' | 'packet'>): SessionPacke
  * Matching follows aedes-persistence's in-memory reference: an update finds the first entry (in queue order) of the
  * same message (broker id and counter: the PUBLISH was sent and got its packet identifier), or else of another
  * message with that packet identifier (PUBREC turned it into a PUBREL, which replaces it) [MQTT-4.3.3].
+ * `holders` learns of every client given a row here (sqlite-session-holders.ts); a client it does not name has none.
  */
-export function sqliteSessionQueue(db: Database.Database, queueLimit: number): SessionQueueMethods {
+export function sqliteSessionQueue(db: Database.Database, queueLimit: number, holders: SessionHolders): SessionQueueMethods {
   const insert = db.prepare(
     `INSERT INTO outgoing (client_id, broker_id, broker_counter, message_id, cmd, packet)
      VALUES (@client, @brokerId, @counter, NULL, @cmd, @packet)`,
@@ -80,6 +82,7 @@ export function sqliteSessionQueue(db: Database.Database, queueLimit: number): S
     let dropped = 0;
     // A client whose filters overlap gets the message once [MQTT-3.3.5-1 allows either].
     for (const client of new Set(clientIds)) {
+      holders.sessions.add(client);
       insert.run({ client, ...row });
       const over = (sizeOf.get(client) ?? 0) - queueLimit;
       if (queueLimit > 0 && over > 0) {
@@ -143,9 +146,10 @@ export function sqliteSessionQueue(db: Database.Database, queueLimit: number): S
       return packet?.messageId === undefined ? undefined : clear(client.id, packet.messageId);
     },
     // A snapshot, as the reference takes: what is queued while it is sent reaches the client live.
-    outgoingStream: (client) => Readable.from(queueOf.all(client.id).map(packetOf)),
+    outgoingStream: (client) => Readable.from(holders.sessions.has(client.id) ? queueOf.all(client.id).map(packetOf) : []),
     async incomingStorePacket(client: SessionClient, packet) {
       const stored = { ...queuedPacket(packet), messageId: packet.messageId };
+      holders.incoming.add(client.id);
       storeIncoming.run(client.id, packet.messageId, encodeValue(stored));
     },
     async incomingGetPacket(client, packet) {
@@ -158,10 +162,12 @@ export function sqliteSessionQueue(db: Database.Database, queueLimit: number): S
       delIncoming.run(client.id, packet.messageId ?? -1);
     },
     async cleanIncoming(client) {
+      if (!holders.incoming.has(client.id)) return;
       cleanIncoming.run(client.id);
+      holders.incoming.delete(client.id);
     },
     async hasIncoming(clientId) {
-      return anyIncoming.get(clientId) !== undefined;
+      return holders.incoming.has(clientId) && anyIncoming.get(clientId) !== undefined;
     },
     async queuedMessages() {
       return queued.get() as number;

@@ -4,6 +4,7 @@ import { decodeValue, encodeValue, plainPacket } from '../../sessions/packet-cod
 import { SessionPacket, SessionStore, SessionSubscription, SubscriptionRecord } from '../../sessions/port';
 import { headRange, subscriptionIndex, topicTester } from '../../sessions/topic-match';
 import { openSessionDatabase } from './sqlite-session-schema';
+import { loadSessionHolders } from './sqlite-session-holders';
 import { sqliteSessionQueue } from './sqlite-session-queue';
 
 export interface SqliteSessionStoreOptions {
@@ -33,11 +34,13 @@ const isEmpty = (payload: SessionPacket['payload']) => payload === undefined || 
  * with synchronous=FULL like every database of the service, so whatever a method resolved is on disk. better-sqlite3
  * runs each call to completion, so a method is atomic; multi-statement ones are transactions. One process only: nodes
  * of a cluster need a shared store (Redis). Being the only writer, it matches topics against a trie of its QoS 1/2
- * subscriptions kept in memory (loaded at open, changed after each commit) instead of reading them per message.
+ * subscriptions kept in memory (loaded at open, changed after each commit) instead of reading them per message, and
+ * skips the deletes that aedes asks for at every connection of a client that stores nothing (sqlite-session-holders.ts).
  */
 export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStoreOptions): SessionStore & { readonly broker: { id: string } } {
   const db: Database.Database = openSessionDatabase(file);
-  const queue = sqliteSessionQueue(db, queueLimit);
+  const holders = loadSessionHolders(db);
+  const queue = sqliteSessionQueue(db, queueLimit, holders);
   let broker: { id: string } = { id: 'unset' };
   let destroyed = false;
 
@@ -105,10 +108,16 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
   for (const row of indexRows.all()) index.set(row.client_id, { topic: row.topic, ...decodeValue<SubscriptionRecord>(row.record) });
   /** Ends a session, then takes its subscriptions out of the index. */
   const end = (clientId: string, withWill: boolean) => {
+    if (!holders.sessions.has(clientId) && !(withWill && (holders.incoming.has(clientId) || holders.wills.has(clientId)))) return;
     for (const topic of endSession(clientId, withWill)) index.remove(clientId, topic);
+    holders.sessions.delete(clientId);
+    if (!withWill) return;
+    holders.incoming.delete(clientId);
+    holders.wills.delete(clientId);
   };
 
   const addSubs = db.transaction((clientId: string, subs: SessionSubscription[]) => {
+    holders.sessions.add(clientId);
     for (const sub of subs) {
       upsertSub.run({ client: clientId, topic: sub.topic, qos: sub.qos, record: encodeValue(recordOf(sub)) });
     }
@@ -148,6 +157,7 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
   const takeDue = db.transaction((now: number) =>
     dueWills.all(now).map((row) => {
       delWill.run(row.client_id);
+      holders.wills.delete(row.client_id);
       return decodeValue<SessionPacket>(row.packet);
     }),
   );
@@ -196,6 +206,7 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
       for (const topic of topics) index.remove(client.id, topic);
     },
     async subscriptionsByClient(client) {
+      if (!holders.sessions.has(client.id)) return [];
       return subsOf.all(client.id).map((row) => ({ topic: row.topic, ...decodeValue<SubscriptionRecord>(row.record) }));
     },
     async subscriptionsByTopic(topic) {
@@ -212,16 +223,20 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
       // Marked with its owner and client, as the reference does (the will sweep reads both).
       packet.brokerId = broker.id;
       packet.clientId = client.id;
+      holders.wills.add(client.id);
       putWill.run(client.id, broker.id, Date.now(), encodeValue(plainPacket(packet)));
     },
     async getWill(client) {
+      if (!holders.wills.has(client.id)) return undefined;
       const row = getWill.get(client.id);
       return row && decodeValue<SessionPacket>(row.packet);
     },
     async delWill(client) {
+      if (!holders.wills.has(client.id)) return undefined;
       const row = getWill.get(client.id);
       if (!row || (client.brokerId !== undefined && row.broker_id !== client.brokerId)) return undefined;
       delWill.run(client.id);
+      holders.wills.delete(client.id);
       return decodeValue<SessionPacket>(row.packet);
     },
     streamWill(brokers = {}) {
@@ -229,7 +244,7 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
       return Readable.from(wills.map((row) => decodeValue<SessionPacket>(row.packet)));
     },
     async takeDropped(clientId) {
-      return takeDropped(clientId);
+      return holders.sessions.has(clientId) ? takeDropped(clientId) : 0;
     },
     async expireSessions(before, online) {
       const ended = idle.all(before).filter((clientId) => !online(clientId));
@@ -238,12 +253,14 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
     },
     async sessionConnected(clientId, at, brokerId, expiryMs) {
       const holder = expiryMs === undefined ? null : brokerId;
+      holders.sessions.add(clientId);
       connected.run({ client: clientId, at, broker: holder, expiry: expiryMs ?? null });
     },
     async sessionDeadline(clientId) {
       return deadlineOf.get(clientId) ?? undefined;
     },
     async sessionDisconnected(clientId, at, brokerId, deadline) {
+      holders.sessions.add(clientId);
       disconnected.run({ client: clientId, at, broker: brokerId, deadline: deadline ?? null });
     },
     async releaseOrphanedSessions(gone, now) {
@@ -251,7 +268,10 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
     },
     async endDueSessions(now, online) {
       const ended = endDue(now, online);
-      for (const { clientId, topics } of ended) for (const topic of topics) index.remove(clientId, topic);
+      for (const { clientId, topics } of ended) {
+        for (const topic of topics) index.remove(clientId, topic);
+        for (const held of [holders.sessions, holders.incoming, holders.wills]) held.delete(clientId);
+      }
       return ended.map(({ clientId, will }) => (will ? { clientId, will } : { clientId }));
     },
     async delayWill(client, at) {
@@ -261,6 +281,7 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
       return takeDue(now);
     },
     async returnWill(will, at) {
+      holders.wills.add(will.clientId!);
       restoreWill.run(will.clientId, will.brokerId ?? broker.id, Date.now(), encodeValue(plainPacket(will)), at);
     },
     async destroy() {

@@ -4,7 +4,11 @@ import type { WirePacket } from '../aedes2-patches';
 import { MQTT_LIMITS } from './limits';
 import { createOutboundTopicAliases, OutboundTopicAliases } from './topic-aliases';
 
-/** What the broker keeps about one MQTT connection beyond aedes' own state, from its CONNECT on. */
+/**
+ * What the broker keeps about one MQTT connection beyond aedes' own state, from its CONNECT on. The tables are made
+ * when first needed: most connections (MQTT 3.1.1, no QoS 2 publishes) never need one (issue 26 §4, memory per
+ * connection).
+ */
 export interface Connection {
   readonly version: number;
   /** Clean Start (MQTT 5) or CleanSession (3.1.1): the session begins empty [MQTT-3.1.2-4]. */
@@ -12,15 +16,15 @@ export interface Connection {
   /** False when the client asked for no Reason Strings and User Properties on acknowledgements [MQTT-3.1.2-29]. */
   readonly problemInformation: boolean;
   /** The client's publishes not yet completed by PUBACK or PUBCOMP, by packet id, with their QoS. */
-  readonly inbound: Map<number, 1 | 2>;
+  inbound?: Map<number, 1 | 2>;
   /** The broker's QoS 1/2 publishes to the client not yet acknowledged (MQTT 5 §4.9 flow control). */
-  readonly outbound: Set<number>;
+  outbound?: Set<number>;
   /** QoS 1/2 publishes held back while `outbound` is at the client's Receive Maximum, oldest first. */
-  readonly waiting: { packet: WirePacket; stream: Writable; opts: object | undefined }[];
+  waiting?: { packet: WirePacket; stream: Writable; opts: object | undefined }[];
   /** The client has made a subscription with an identifier on this connection (outbound.ts, [MQTT-3.3.4-4]). */
   identified: boolean;
   /** SUBSCRIBE packets waiting for their SUBACK, by packet id (suback.ts). */
-  readonly subscribes: Map<number, { messageId?: number; subscriptions: object[] }>;
+  subscribes?: Map<number, { messageId?: number; subscriptions: object[] }>;
   /** Aliases for the topics sent to the client, when it accepts any (MQTT 5 §3.3.2.3.4). */
   readonly aliases?: OutboundTopicAliases;
 }
@@ -40,11 +44,7 @@ export function connectionOf(packet: ConnectPacket): Connection {
     // As aedes reads it (lib/handlers/connect.js fetchSubs).
     cleanStart: packet.clean === true,
     problemInformation: packet.properties?.requestProblemInformation !== false,
-    inbound: new Map(),
-    outbound: new Set(),
-    waiting: [],
     identified: false,
-    subscribes: new Map(),
     aliases: aliases > 0 ? createOutboundTopicAliases(aliases) : undefined,
   };
 }

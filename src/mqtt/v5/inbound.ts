@@ -31,8 +31,10 @@ const FAILED = 0x80;
 export function createInbound({ incoming, dropped, acknowledged, logger }: InboundDeps) {
   function admit(client: Client, conn: Connection, packet: WirePacket & { qos: number; messageId: number }): void {
     const counted = conn.version === 5 || packet.qos === 2;
-    if (!counted || conn.inbound.has(packet.messageId)) return;
-    if (conn.inbound.size >= MQTT_LIMITS.inflightInbound) {
+    if (!counted) return;
+    const inbound = (conn.inbound ??= new Map());
+    if (inbound.has(packet.messageId)) return;
+    if (inbound.size >= MQTT_LIMITS.inflightInbound) {
       dropped.add(packet);
       const why = `more than ${MQTT_LIMITS.inflightInbound} QoS ${conn.version === 5 ? '1 and 2' : '2'} publishes in flight`;
       logger.info({ deviceid: client.id, why }, 'mqtt connection closed');
@@ -41,7 +43,7 @@ export function createInbound({ incoming, dropped, acknowledged, logger }: Inbou
       );
       return;
     }
-    conn.inbound.set(packet.messageId, packet.qos === 2 ? 2 : 1);
+    inbound.set(packet.messageId, packet.qos === 2 ? 2 : 1);
     if (packet.qos === 2) incoming.stored(client.id, packet.messageId);
   }
 
@@ -68,10 +70,10 @@ export function createInbound({ incoming, dropped, acknowledged, logger }: Inbou
 
     /** The broker answered one of the client's publishes: PUBACK, PUBCOMP, or a PUBREC (failed when `failed`). */
     completed(client: Client, conn: Connection, cmd: string, messageId: number, failed: boolean): void {
-      const qos = conn.inbound.get(messageId);
+      const qos = conn.inbound?.get(messageId);
       const done = (cmd === 'puback' && qos === 1) || (qos === 2 && (cmd === 'pubcomp' || (cmd === 'pubrec' && failed)));
       if (!done) return;
-      conn.inbound.delete(messageId);
+      conn.inbound?.delete(messageId);
       if (qos === 2) incoming.released(client.id, messageId);
     },
   };

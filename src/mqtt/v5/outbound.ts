@@ -42,7 +42,7 @@ export function createOutbound({ persistence, identifiersFor, logger }: Outbound
   /** Sends `packet`, holds it back, or drops it; true unless the stream asks to wait (backpressure). */
   function publish(client: Client, conn: Connection, packet: PublishPacket, stream: Writable, opts: object | undefined): boolean {
     const id = packet.qos > 0 ? packet.messageId : undefined;
-    if (id !== undefined && !conn.outbound.has(id) && conn.outbound.size >= client.receiveMaximum) {
+    if (id !== undefined && !conn.outbound?.has(id) && (conn.outbound?.size ?? 0) >= client.receiveMaximum) {
       return holdBack(client, conn, { packet, stream, opts });
     }
     const identified = conn.identified || packet.properties?.subscriptionIdentifier !== undefined;
@@ -51,14 +51,15 @@ export function createOutbound({ persistence, identifiersFor, logger }: Outbound
     if (client.maximumPacketSize !== undefined && exceeds(message, client.maximumPacketSize)) {
       return discard(client, packet, `larger than the client's Maximum Packet Size of ${client.maximumPacketSize} bytes`);
     }
-    if (id !== undefined) conn.outbound.add(id);
+    if (id !== undefined) (conn.outbound ??= new Set()).add(id);
     return writePacket(conn.aliases ? conn.aliases.apply(message) : message, stream, opts);
   }
 
-  function holdBack(client: Client, conn: Connection, held: Connection['waiting'][number]): boolean {
-    conn.waiting.push(held);
-    if (conn.waiting.length > MQTT_LIMITS.outboundWaitingMax) {
-      conn.waiting.length = 0;
+  function holdBack(client: Client, conn: Connection, held: NonNullable<Connection['waiting']>[number]): boolean {
+    const waiting = (conn.waiting ??= []);
+    waiting.push(held);
+    if (waiting.length > MQTT_LIMITS.outboundWaitingMax) {
+      waiting.length = 0;
       const reasonString = `more than ${MQTT_LIMITS.outboundWaitingMax} messages wait for your acknowledgements`;
       logger.info({ deviceid: client.id, why: reasonString }, 'mqtt connection closed');
       client.disconnect({ reasonCode: REASON.QUOTA_EXCEEDED, properties: { reasonString } });
@@ -82,10 +83,11 @@ export function createOutbound({ persistence, identifiersFor, logger }: Outbound
 
     /** The client acknowledged one of the broker's QoS 1/2 publishes: send what waited for room. */
     acknowledged(client: Client, conn: Connection, messageId: number): void {
-      if (!conn.outbound.delete(messageId)) return;
-      while (conn.waiting.length > 0 && conn.outbound.size < client.receiveMaximum) {
-        if (client.closed || !client.connected) return void (conn.waiting.length = 0);
-        const { packet, stream, opts } = conn.waiting.shift()!;
+      const { outbound, waiting } = conn;
+      if (!outbound?.delete(messageId) || !waiting) return;
+      while (waiting.length > 0 && outbound.size < client.receiveMaximum) {
+        if (client.closed || !client.connected) return void (waiting.length = 0);
+        const { packet, stream, opts } = waiting.shift()!;
         publish(client, conn, packet as PublishPacket, stream, opts);
       }
     },

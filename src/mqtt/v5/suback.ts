@@ -25,7 +25,7 @@ export const refusalOf = (sub: object) => refusals.get(sub);
 /** Remembers a SUBSCRIBE until its SUBACK goes out (inbound.ts). */
 export function subscribed(conn: Connection, packet: WirePacket): void {
   const { messageId } = packet as unknown as SubscribePacket;
-  if (messageId !== undefined) conn.subscribes.set(messageId, packet as unknown as SubscribePacket);
+  if (messageId !== undefined) (conn.subscribes ??= new Map()).set(messageId, packet as unknown as SubscribePacket);
   if ((packet.properties as { subscriptionIdentifier?: number } | undefined)?.subscriptionIdentifier !== undefined) conn.identified = true;
 }
 
@@ -36,8 +36,8 @@ export function subscribed(conn: Connection, packet: WirePacket): void {
  */
 export function completeSuback(conn: Connection, suback: WirePacket): WirePacket {
   const messageId = suback.messageId as number;
-  const subscribe = conn.subscribes.get(messageId);
-  conn.subscribes.delete(messageId);
+  const subscribe = conn.subscribes?.get(messageId);
+  conn.subscribes?.delete(messageId);
   const granted = suback.granted as number[] | undefined;
   if (!subscribe || !granted) return suback;
   const reasons = new Set<string>();

@@ -227,5 +227,27 @@ export function sessionStoreContract(adapter: string, open: OpenSessionStore): v
       expect((await next.incomingGetPacket({ id: client }, { messageId: 42 })).messageId).to.equal(42);
       store = next;
     });
+
+    it('ends, after a restart, the session, will and incoming QoS 2 state stored before it', async () => {
+      const client = aClient();
+      await store.addSubscriptions({ id: client }, [{ topic: 'restart-end/#', qos: 1 }]);
+      await store.outgoingEnqueueCombi([{ clientId: client }], aMessage('restart-end/x'));
+      await store.putWill({ id: client }, { cmd: 'publish', topic: 'will', payload: Buffer.from('bye'), qos: 1, retain: false });
+      await store.incomingStorePacket({ id: client }, { cmd: 'publish', topic: 'in', qos: 2, messageId: 7 });
+
+      const next = await opened.reopen();
+      await next.setup({ id: 'node-a:3' });
+      expect(await next.hasIncoming(client)).to.equal(true);
+      await next.cleanSubscriptions({ id: client });
+      expect((await next.delWill({ id: client }))?.topic).to.equal('will');
+      await next.cleanIncoming({ id: client });
+
+      expect(await next.subscriptionsByClient({ id: client })).to.deep.equal([]);
+      expect(await next.subscriptionsByTopic('restart-end/x')).to.deep.equal([]);
+      expect(await readAll(next.outgoingStream({ id: client }))).to.deep.equal([]);
+      expect(await next.getWill({ id: client })).to.equal(undefined);
+      expect(await next.hasIncoming(client)).to.equal(false);
+      store = next;
+    });
   });
 }
