@@ -121,6 +121,7 @@ export function createSqliteShadowStore(db: Database): SqliteShadowStore {
     try {
       outcomes = commitGroup(group);
     } catch (err) {
+      history.forgetSweep();
       return group.forEach((p) => p.reject(err));
     }
     deletedUpTo = Math.max(deletedUpTo, deleting);
