@@ -22,11 +22,11 @@ export function httpRow(label: string, run: HttpLoadRun, baseline: HttpLoadRun):
 }
 
 /** Bare SQLite commits per second: the disk's yardstick for the shadow rows. */
-export function commitRow(label: string, run: CommitRun, baseline: HttpLoadRun): string {
+export function commitRow(label: string, run: CommitRun, baseline: HttpLoadRun, how: string): string {
   return [
     label.padEnd(LABEL_WIDTH),
     `${rate(run.commitsPerSecond, 'op/s ')}  ${ratio(run.commitsPerSecond, baseline.requestsPerSecond)}`,
-    `(${run.commits} commits in ${run.seconds.toFixed(2)} s, opened as the service opens its store; no HTTP)`,
+    `(${run.commits} commits in ${run.seconds.toFixed(2)} s, ${how}; no HTTP)`,
   ].join('   ');
 }
 
