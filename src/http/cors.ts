@@ -29,22 +29,20 @@ export function cors(origins: readonly string[]): Middleware {
   return (ctx, next) => {
     const origin = ctx.get('origin');
     if (!allows(origin)) return next();
-    ctx.vary('Origin');
-    ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Allow-Credentials', 'true');
     const requestedMethod = ctx.get('access-control-request-method');
-    if (ctx.method === 'OPTIONS' && requestedMethod !== '') {
-      ctx.vary('Access-Control-Request-Method');
-      ctx.vary('Access-Control-Request-Headers');
-      ctx.set('Access-Control-Allow-Methods', METHODS);
-      const requestedHeaders = ctx.get('access-control-request-headers');
-      if (requestedHeaders !== '') ctx.set('Access-Control-Allow-Headers', requestedHeaders);
-      ctx.set('Access-Control-Max-Age', String(MAX_AGE_S));
-      ctx.status = 204;
-      return;
+    const preflight = ctx.method === 'OPTIONS' && requestedMethod !== '';
+    for (const [name, value] of Object.entries(preflight ? originHeaders(origin) : corsAnswerHeaders(origin))) {
+      if (name === 'Vary') ctx.vary(value);
+      else ctx.set(name, value);
     }
-    ctx.set('Access-Control-Expose-Headers', EXPOSED);
-    return next();
+    if (!preflight) return next();
+    ctx.vary('Access-Control-Request-Method');
+    ctx.vary('Access-Control-Request-Headers');
+    ctx.set('Access-Control-Allow-Methods', METHODS);
+    const requestedHeaders = ctx.get('access-control-request-headers');
+    if (requestedHeaders !== '') ctx.set('Access-Control-Allow-Headers', requestedHeaders);
+    ctx.set('Access-Control-Max-Age', String(MAX_AGE_S));
+    ctx.status = 204;
   };
 }
 
@@ -55,10 +53,15 @@ export function originsAllowed(origins: readonly string[]): (origin: string | un
   return (origin): origin is string => origin !== undefined && origin !== '' && (any || allowed.has(origin));
 }
 
-/** The headers `cors` gives an answer (not a preflight's) to an allowed origin: for routes served outside Koa. */
-export const corsAnswerHeaders = (origin: string): Record<string, string> => ({
+/** What every CORS answer to an allowed origin carries, a preflight's too. */
+const originHeaders = (origin: string): Record<string, string> => ({
   Vary: 'Origin',
   'Access-Control-Allow-Origin': origin,
   'Access-Control-Allow-Credentials': 'true',
+});
+
+/** The headers of an answer (not a preflight's) to an allowed origin; device-lane.ts sets them outside Koa too. */
+export const corsAnswerHeaders = (origin: string): Record<string, string> => ({
+  ...originHeaders(origin),
   'Access-Control-Expose-Headers': EXPOSED,
 });

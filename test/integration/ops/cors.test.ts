@@ -44,6 +44,11 @@ describe('CORS (CORS_ORIGINS)', () => {
       expect(ok.headers.get('access-control-expose-headers')).to.include('X-Request-Id').and.include('ETag');
       expect(refused.status).to.equal(401);
       expect(refused.headers.get('access-control-allow-origin')).to.equal(GRAFANA);
+      // /status is served by the Device API's lane, outside Koa (src/http/device-lane.ts): the same headers.
+      expect(refused.headers.get('access-control-allow-credentials')).to.equal('true');
+      expect(refused.headers.get('access-control-expose-headers')).to.include('X-Request-Id').and.include('Retry-After');
+      expect(refused.headers.get('vary')).to.include('Origin');
+      expect(refused.headers.get('x-request-id')).to.be.a('string');
     });
 
     it('gives other origins no CORS headers, so their browsers refuse the answer', async () => {
