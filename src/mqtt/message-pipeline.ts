@@ -151,9 +151,12 @@ export function createMessagePipeline({ aedes, store, sharedStore, relay, retain
 
   return {
     accept(message) {
-      // A QoS 0 message that is not retained, with no other node to carry it to and no subscription here, goes nowhere
-      // (a device's status notice nobody watches, issue 26 §4): it is dropped now, as aedes would drop it later.
-      if (!relay && message.qos === 0 && !message.retain && !hasSubscribers(aedes, message.topic)) return Promise.resolve();
+      // A message that is not retained, with no other node to carry it to, no subscription here and (QoS 1, 2) no
+      // persistent session to queue it for, goes nowhere (a device's status notice nobody watches, issue 26 §4; a REST
+      // publish to a topic no one follows, §3): it is done now, as the pipeline would find at its end.
+      if (!relay && !message.retain && !hasSubscribers(aedes, message.topic) && (message.qos === 0 || store.hasSubscriptionsNow?.(message.topic) === false)) {
+        return Promise.resolve();
+      }
       return inOrder(async () => {
         const packet = stamp(message);
         const queuedFor = await keep(packet, true);

@@ -67,6 +67,11 @@ export interface SessionStore {
   subscriptionsByClient(client: SessionClient): Promise<SessionSubscription[]>;
   /** QoS 1 and 2 subscriptions whose filter matches `topic`, of every client. */
   subscriptionsByTopic(topic: string): Promise<MatchedSubscription[]>;
+  /**
+   * Whether any QoS 1 or 2 subscription matches `topic`, answered at once by a store that matches in memory (SQLite);
+   * absent where the answer takes a round trip (Redis).
+   */
+  hasSubscriptionsNow?(topic: string): boolean;
   /** Ends a session: its subscriptions and its queue. */
   cleanSubscriptions(client: SessionClient): Promise<void>;
   countOffline(): Promise<{ subsCount: number; clientsCount: number }>;

@@ -212,6 +212,7 @@ export function createSqliteSessionStore({ file, queueLimit }: SqliteSessionStor
     async subscriptionsByTopic(topic) {
       return index.match(topic);
     },
+    hasSubscriptionsNow: (topic) => index.match(topic).length > 0,
     async cleanSubscriptions(client) {
       end(client.id, false);
     },
