@@ -106,7 +106,7 @@ export interface SequenceReport {
   phasesCut: number;
   /** Phases on a connection that carried malformed bytes before, or whose Maximum Packet Size is too small for replies. */
   phasesSkipped: number;
-  /** Phases whose connection was open but whose closing marker got no reply in time. */
+  /** Phases whose connection was open but whose SUBSCRIBE, opening or closing marker got no reply in time. */
   phasesTimedOut: number;
   parseErrors: string[];
 }

@@ -143,7 +143,7 @@ interface FuzzResult {
   shadowUncounted: number;
   phasesCut: number;
   phasesSkipped: number;
-  /** Sequences with a phase whose connection stayed up but whose closing marker got no reply in time. */
+  /** Sequences with a phase whose connection stayed up but whose SUBSCRIBE, opening or closing marker got no reply in time. */
   phasesTimedOut: number[];
   /** Counted malformed shadow requests without exactly one error reply, with their sequence. */
   shadowMisses: (ShadowMiss & { index: number })[];
@@ -350,7 +350,7 @@ describe('MQTT protocol fuzzer: seeded sequences of MQTT 3.1.1 and 5 packets aga
       it('answers every malformed request on @shadow/data/update, @shadow/data/get and @shadow/batch/update with exactly one error reply, on a connection that stays up (docs/mqtt.md "Shadow over MQTT")', () => {
         if (ONLY === undefined) expect(result.shadowCounted, 'malformed shadow requests counted').to.be.greaterThan(0);
         expect(result.shadowMisses.map((m) => `sequence ${m.index}: ${m.topic} QoS ${m.qos}, ${m.what}: ${m.replies} error replies`)).to.deep.equal([]);
-        expect(result.phasesTimedOut, 'sequences with a shadow phase whose connection stayed up but whose closing marker got no reply').to.deep.equal([]);
+        expect(result.phasesTimedOut, 'sequences with a shadow phase whose connection stayed up but whose SUBSCRIBE, opening or closing marker got no reply').to.deep.equal([]);
       });
     });
   }
