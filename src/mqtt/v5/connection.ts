@@ -25,6 +25,8 @@ export interface Connection {
   identified: boolean;
   /** SUBSCRIBE packets waiting for their SUBACK, by packet id (suback.ts). */
   subscribes?: Map<number, { messageId?: number; subscriptions: object[] }>;
+  /** The filters, as sent, of SUBSCRIBE packets that name a filter twice, by packet id (suback.ts repeatedFilters). */
+  repeated?: Map<number, readonly { topic: string; qos: number }[]>;
   /** Aliases for the topics sent to the client, when it accepts any (MQTT 5 §3.3.2.3.4). */
   readonly aliases?: OutboundTopicAliases;
 }

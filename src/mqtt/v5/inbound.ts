@@ -5,7 +5,7 @@ import { Connection } from './connection';
 import { IncomingState } from './incoming-state';
 import { MQTT_LIMITS } from './limits';
 import { REASON } from './reason-codes';
-import { subscribed } from './suback';
+import { repeatedFilters, subscribed } from './suback';
 
 /** What a client sends that matters to flow control, as the parser hands it over, before aedes handles it. */
 interface InboundDeps {
@@ -60,6 +60,7 @@ export function createInbound({ incoming, dropped, acknowledged, logger }: Inbou
           return acknowledged(client, conn, messageId);
         case 'subscribe':
           if (conn.version === 5) subscribed(conn, packet);
+          repeatedFilters(conn, packet);
           return;
         case 'pubrec':
           // A failed PUBREC ends the QoS 2 exchange [MQTT-4.3.3-4]; a successful one leaves it to PUBCOMP.

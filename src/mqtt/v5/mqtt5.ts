@@ -21,7 +21,7 @@ import { createOutbound } from './outbound';
 import { REASON } from './reason-codes';
 import { guardPublish } from './refusals';
 import { createSharedSubscriptions } from './shared-subscriptions';
-import { completeSuback } from './suback';
+import { completeSuback, expandRepeated } from './suback';
 
 /**
  * MQTT 5 on top of aedes 2.0.0-beta.1 (docs/mqtt.md "MQTT 5"), and the aedes 1.2.0 security fixes that beta lacks.
@@ -76,9 +76,9 @@ export function createMqtt5({ logger, scopes, shares: distribution }: Mqtt5Deps)
     if (cmd === 'puback' || cmd === 'pubcomp' || cmd === 'pubrec') {
       inbound.completed(client, conn, cmd, packet.messageId as number, ((packet.reasonCode as number | undefined) ?? 0) >= 0x80);
     }
-    if (conn.version !== 5) return writePacket(packet, stream, opts);
+    if (conn.version !== 5) return writePacket(cmd === 'suback' ? expandRepeated(conn, packet) : packet, stream, opts);
     if (cmd === 'publish') return outbound.publish(client, conn, packet as Parameters<typeof outbound.publish>[2], stream, opts);
-    const sent = cmd === 'connack' ? advertised(packet) : cmd === 'suback' ? completeSuback(conn, packet) : packet;
+    const sent = cmd === 'connack' ? advertised(packet) : cmd === 'suback' ? expandRepeated(conn, completeSuback(conn, packet)) : packet;
     return writePacket(sent, stream, outbound.ackOptions(client) ?? opts);
   }
 

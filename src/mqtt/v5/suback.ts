@@ -51,3 +51,43 @@ export function completeSuback(conn: Connection, suback: WirePacket): WirePacket
   const reasonString = [...reasons].join('; ');
   return { ...suback, granted: codes, ...(conn.problemInformation && { properties: { reasonString } }) };
 }
+
+interface SentSubscription {
+  topic: string;
+  qos: number;
+}
+
+/**
+ * Remembers the filters of a SUBSCRIBE that names one more than once, as sent, until its SUBACK goes out
+ * (expandRepeated): aedes merges them (lib/handlers/subscribe.js `_dedupe`) and the hooks rewrite the topics of the
+ * subscriptions it keeps.
+ */
+export function repeatedFilters(conn: Connection, packet: WirePacket): void {
+  const { messageId, subscriptions } = packet as unknown as { messageId?: number; subscriptions: SentSubscription[] };
+  if (messageId === undefined || subscriptions.length < 2) return;
+  if (new Set(subscriptions.map((sub) => sub.topic)).size === subscriptions.length) return;
+  (conn.repeated ??= new Map()).set(messageId, subscriptions.map(({ topic, qos }) => ({ topic, qos })));
+}
+
+/**
+ * One return code per filter of the SUBSCRIBE, in its order [MQTT-3.8.4-5] [MQTT-3.9.3-1]. aedes merges a filter
+ * named twice into one subscription, the last one, as a sequence of SUBSCRIBEs would leave it [MQTT-3.8.4-4], and
+ * answers it once, at its first place. Each occurrence gets that subscription's refusal, or the QoS it asked for (at
+ * most the QoS granted when the last one got less than it asked for).
+ */
+export function expandRepeated(conn: Connection, suback: WirePacket): WirePacket {
+  const messageId = suback.messageId as number;
+  const sent = conn.repeated?.get(messageId);
+  if (!sent) return suback;
+  conn.repeated!.delete(messageId);
+  const granted = suback.granted as number[] | undefined;
+  const merged = [...new Set(sent.map((sub) => sub.topic))];
+  if (!granted || merged.length !== granted.length) return suback;
+  const lastOf = new Map(sent.map((sub) => [sub.topic, sub]));
+  const codes = sent.map((sub) => {
+    const code = granted[merged.indexOf(sub.topic)];
+    if (code >= 0x80) return code;
+    return code >= lastOf.get(sub.topic)!.qos ? sub.qos : Math.min(sub.qos, code);
+  });
+  return { ...suback, granted: codes };
+}

@@ -233,6 +233,29 @@ for (const store of ['sqlite', 'redis'] as const) {
         expect(acks, 'acknowledgements in the order of the requests').to.deep.equal(['unsuback 2', 'suback 3']);
         await expectStillServing(wire);
       });
+
+      // Found in FUZZ_SEED=633322099 sequence 784 (chaos): a SUBSCRIBE of [@msg/fz/# q1, @msg/fz/# q2, @private/# q0]
+      // got SUBACK [2, 0]. aedes merges a filter named twice (lib/handlers/subscribe.js _dedupe) and answered it once.
+      it(`MQTT ${version === 4 ? '3.1.1' : '5'}: a SUBSCRIBE naming a filter twice gets one return code per filter, in order, and keeps the last one [MQTT-3.8.4-5] [MQTT-3.9.3-1] [MQTT-3.8.4-4]`, async () => {
+        const [device, sender] = await aGroup(stack!, 2);
+        const wire = await connected(device, version, true);
+
+        const subscriptions = [
+          { topic: '@msg/fz/#', qos: 2 },
+          { topic: '@private/#', qos: 1 },
+          { topic: '@msg/fz/#', qos: 0 },
+        ] as const;
+        wire.send({ cmd: 'subscribe', messageId: 7, subscriptions: [...subscriptions] });
+        const suback = await unlessProcessFails(wire.next('suback', (p) => p.messageId === 7));
+        expect(suback.granted, 'one code per filter, each as it would get alone').to.deep.equal([2, 1, 0]);
+
+        // As a sequence of SUBSCRIBEs would leave it: the last one replaced the first, so a QoS 1 message arrives at QoS 0.
+        await restPublish(stack!, sender, 'fz/a', 'once');
+        const delivered = await unlessProcessFails(wire.next('publish', (p) => p.payload.toString() === 'once'));
+        expect(delivered.qos).to.equal(0);
+        await expectStillServing(wire);
+        expect(wire.received.filter((p) => p.cmd === 'publish' && p.payload.toString() === 'once'), 'one subscription, so one copy').to.have.lengthOf(1);
+      });
     }
 
     // Found by FUZZ_SEED=90210417 sequence 2457 (chaos) at 77d221a, both stores: a CONNECT, a PUBLISH on a wildcard
