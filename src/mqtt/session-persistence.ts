@@ -28,6 +28,10 @@ import { SESSION_MARKER_FILTER } from './aedes-patches';
  *   and keeps none of its subscriptions, so reading its queue at connect and clearing a PUBACK are skipped (a
  *   store round trip per connect and per acknowledged QoS 1 message). Not for MQTT 5, whose Clean Start 0 with no
  *   Session Expiry resumes a stored session that then ends with the connection.
+ * - a session being wiped (aedes ends a clean one as its connection closes, without waiting for the store) is gone
+ *   for the next connection of its ClientID on this node: reading its subscriptions or queue waits for the wipe.
+ *   Otherwise a device that sent DISCONNECT with Session Expiry 0 and connected again at once could find it still
+ *   there [MQTT-3.1.2-23] (seen with the Redis store, whose wipe takes several round trips).
  */
 export function sessionPersistence(
   store: SessionStore,
@@ -36,6 +40,7 @@ export function sessionPersistence(
   holdsSession: (clientId: string) => boolean = () => false,
 ): SessionStore {
   const view: SessionStore = Object.create(store);
+  const wipes = new Map<string, Promise<unknown>>();
   return Object.assign(view, {
     async setup(broker: { id: string }) {
       await store.setup(broker);
@@ -48,7 +53,14 @@ export function sessionPersistence(
       return 0;
     },
     streamWill: () => Readable.from([]),
+    async cleanSubscriptions(client: SessionClient) {
+      const wipe = store.cleanSubscriptions(client);
+      const settled = wipe.catch(() => undefined).finally(() => wipes.get(client.id) === settled && wipes.delete(client.id));
+      wipes.set(client.id, settled);
+      return wipe;
+    },
     async subscriptionsByClient(client: SessionClient) {
+      await wipes.get(client.id);
       const subscriptions = await store.subscriptionsByClient(client);
       if (subscriptions.length > 0 || !(await store.hasIncoming(client.id))) return subscriptions;
       return [{ topic: SESSION_MARKER_FILTER, qos: 0 }];
@@ -58,6 +70,7 @@ export function sessionPersistence(
       const scope = scopes.get(client as Client);
       return Readable.from(
         (async function* external() {
+          await wipes.get(client.id);
           for await (const packet of store.outgoingStream(client) as AsyncIterable<SessionPacket>) {
             replaying(client, packet);
             yield withExternalTopic(scope, resent(packet));

@@ -6,6 +6,8 @@ export interface TcpProxy {
   /** Breaks every connection (RST) and refuses new ones until `restore`: the target looks unreachable. */
   cut(): void;
   restore(): void;
+  /** Holds every chunk `ms` before passing it on, each way (0: at once), in order: the target looks far away. */
+  lag(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -17,6 +19,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
   const open = new Set<Socket>();
   let cut = false;
+  let lagMs = 0;
   const track = (socket: Socket) => {
     open.add(socket);
     socket.on('close', () => open.delete(socket));
@@ -30,7 +33,8 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     const upstream = createConnection({ host, port });
     track(client);
     track(upstream);
-    client.pipe(upstream).pipe(client);
+    forward(client, upstream, () => lagMs);
+    forward(upstream, client, () => lagMs);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -46,9 +50,25 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     restore() {
       cut = false;
     },
+    lag(ms) {
+      lagMs = ms;
+    },
     async close() {
       for (const socket of open) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Passes what `from` reads on to `to`, each chunk held `lagMs()` from its arrival, never overtaking an earlier one. */
+function forward(from: Socket, to: Socket, lagMs: () => number): void {
+  let previous = Promise.resolve();
+  from.on('data', (chunk: Buffer) => {
+    const due = Date.now() + lagMs();
+    previous = previous.then(async () => {
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (!to.destroyed) to.write(chunk);
+    });
+  });
 }
