@@ -47,8 +47,9 @@ interface FilterPacket {
 }
 
 /**
- * Two things aedes offers no hook for, done on each packet as it is parsed, before aedes handles it (relies on
- * the client's parser, `client._parser`, the same in aedes 1.x and 2.0.0-beta.1); call it from preConnect:
+ * What aedes offers no hook for on SUBSCRIBE and UNSUBSCRIBE, done on each packet as it is parsed, before aedes
+ * handles it (relies on the client's parser, `client._parser`, the same in aedes 1.x and 2.0.0-beta.1); call it from
+ * preConnect:
  * - UNSUBSCRIBE filters are rewritten like subscriptions, since aedes keeps subscriptions under internal topics. One
  *   that arrives with the CONNECT, before the device is known, is rewritten once it is (at `connected`, before aedes
  *   handles the packets it queued meanwhile), so it removes the subscription it names, stored one included
@@ -57,7 +58,8 @@ interface FilterPacket {
  *   prototype member, is swapped for one that authorizeSubscribe refuses, so the client gets SUBACK 0x80 (MQTT 5:
  *   0x8F for a malformed filter, 0x87 otherwise) for it like for any refused filter. An UNSUBSCRIBE filter that names
  *   a prototype member is swapped at once, device known or not: aedes would find the prototype's function in
- *   `client.subscriptions` and fail an assertion of its emitter, ending the process.
+ *   `client.subscriptions` and fail an assertion of its emitter, ending the process;
+ * - a SUBSCRIBE or UNSUBSCRIBE is finished before aedes starts on the next packet (handleSubscriptionChangesInOrder).
  */
 export function rewriteFilters(client: Client, internalFilterOf: (client: Client) => ((filter: string) => string | undefined) | undefined): void {
   const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
@@ -83,6 +85,74 @@ export function rewriteFilters(client: Client, internalFilterOf: (client: Client
   client.prependOnceListener('connected', () => {
     const internal = internalFilterOf(client);
     if (internal) for (const packet of beforeScope.splice(0)) rewriteUnsubscribe(packet, internal);
+  });
+  handleSubscriptionChangesInOrder(client);
+}
+
+/** What aedes 2.0.0-beta.1 keeps per client to read its socket in batches (lib/client.js). */
+interface BatchInternals {
+  _parser: NodeJS.EventEmitter;
+  /** Packets of the batch being read that aedes has not finished handling; the next read waits for 0. */
+  _parsingBatch: number;
+  /** The `done` aedes hands each packet's handler: one fewer in the batch. */
+  _nextBatch(err?: Error): void;
+}
+
+const changesSubscriptions = (packet: FilterPacket) => packet.cmd === 'subscribe' || packet.cmd === 'unsubscribe';
+
+/**
+ * aedes handles all the packets of one read at once (lib/client.js `enqueue`, and `dequeue` for those queued before
+ * CONNACK), so an UNSUBSCRIBE and a SUBSCRIBE of one filter sent together race: the SUBSCRIBE finds the subscription
+ * still held (aedes deletes it a turn later, in mqemitter's callback) and keeps it, then the UNSUBSCRIBE removes it,
+ * after a SUBACK that said it was there (moscajs/aedes#469). A SUBSCRIBE must replace what the filter held
+ * [MQTT-3.8.4-3], an UNSUBSCRIBE delete what is held when it arrives [MQTT-3.10.4-1]: here a SUBSCRIBE or UNSUBSCRIBE
+ * is finished before aedes starts on the client's next packet, which waits in arrival order (counted in aedes' batch,
+ * so the socket is not read meanwhile). Other packets go on as aedes handles them. Before `connected` (aedes has yet
+ * to handle what it queued), a SUBSCRIBE or UNSUBSCRIBE and all that follows it wait for aedes' queue.
+ */
+function handleSubscriptionChangesInOrder(client: Client): void {
+  const internals = client as unknown as BatchInternals;
+  const parser = internals._parser;
+  const enqueue = parser.listeners('packet').find((listener) => listener.name === 'enqueue') as ((packet: FilterPacket) => void) | undefined;
+  if (!enqueue) throw new Error('aedes: no enqueue listener on the client parser (lib/client.js changed)');
+  const nextBatch = internals._nextBatch;
+  const waiting: FilterPacket[] = [];
+  let connected = false;
+  let changing = false;
+  const handle = (packet: FilterPacket) => {
+    if (!changesSubscriptions(packet)) return enqueue.call(parser, packet);
+    changing = true;
+    let finished = false;
+    // aedes reads `client._nextBatch` once, as it hands the packet to its handler.
+    internals._nextBatch = (err) => {
+      if (finished) return;
+      finished = true;
+      changing = false;
+      if (err) return nextBatch(err);
+      handleWaiting();
+      nextBatch();
+    };
+    try {
+      enqueue.call(parser, packet);
+    } finally {
+      internals._nextBatch = nextBatch;
+    }
+  };
+  const handleWaiting = () => {
+    while (!changing && waiting.length > 0) {
+      internals._parsingBatch--;
+      handle(waiting.shift()!);
+    }
+  };
+  parser.removeListener('packet', enqueue);
+  parser.on('packet', (packet: FilterPacket) => {
+    if (!changing && waiting.length === 0 && (connected || !changesSubscriptions(packet))) return handle(packet);
+    internals._parsingBatch++;
+    waiting.push(packet);
+  });
+  client.once('connected', () => {
+    connected = true;
+    handleWaiting();
   });
 }
 

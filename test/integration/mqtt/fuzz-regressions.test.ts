@@ -3,6 +3,7 @@ import { generate, IConnectPacket } from 'mqtt-packet';
 import { aDevice, aGroup, TestDevice } from '../../helpers/devices';
 import { sleep } from '../../helpers/mqtt';
 import { restPublish } from '../../helpers/mqtt-expect';
+import { GET, GET_RESPONSE } from '../../helpers/mqtt-shadow';
 import { ProcessEvent, watchProcess } from '../../helpers/fuzz/process-watch';
 import { WireSession, wireSession } from '../../helpers/mqtt-wire';
 import { dropRedisKeys, randomKeyPrefix, redisSessionEnv, sessionStoreUrlOrSkip } from '../../helpers/redis';
@@ -170,6 +171,67 @@ for (const store of ['sqlite', 'redis'] as const) {
         if (version === 5) expect(unsuback.granted, 'UNSUBACK reason codes').to.deep.equal([0]);
         expect(wire.received.filter((p) => p.cmd === 'publish'), 'messages delivered after UNSUBACK').to.deep.equal([]);
         expect(again.received.filter((p) => p.cmd === 'publish'), 'messages queued for the removed subscription').to.deep.equal([]);
+      });
+
+      // Found by FUZZ_SEED=633322099 sequence 784 (chaos) in SQLite, at 17943e4 and at 951adcc: a shadow phase's
+      // SUBSCRIBE to @private/# went out in the same write as the sequence's UNSUBSCRIBE of it, and its markers were
+      // never answered. aedes handles the packets of one read at once: the SUBSCRIBE found the subscription still held
+      // (aedes deletes it only in mqemitter's callback, a turn later) and left it, then the UNSUBSCRIBE removed it;
+      // SUBACK went out before UNSUBACK. A device re-subscribing right after an UNSUBSCRIBE lost its replies.
+      for (const clean of [true, false]) {
+        const session = clean ? 'a clean session' : 'a persistent session';
+        it(`MQTT ${version === 4 ? '3.1.1' : '5'}, ${session}: an UNSUBSCRIBE and a SUBSCRIBE of the same filter in one write leave it subscribed, UNSUBACK first [MQTT-3.10.4-1] [MQTT-3.8.4-3]`, async () => {
+          const device = await aDevice(stack!);
+          const wire = await connected(device, version, clean);
+          wire.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: '@private/#', qos: 0 }] });
+          await wire.next('suback', (p) => p.messageId === 1);
+
+          wire.sendAll([{ cmd: 'unsubscribe', messageId: 2, unsubscriptions: ['@private/#'] }, { cmd: 'subscribe', messageId: 3, subscriptions: [{ topic: '@private/#', qos: 0 }] }]);
+          await unlessProcessFails(wire.next('suback', (p) => p.messageId === 3));
+          wire.send({ cmd: 'publish', topic: GET, payload: Buffer.from('{}'), qos: 0, dup: false, retain: false });
+
+          await unlessProcessFails(wire.next('publish', (p) => p.topic === GET_RESPONSE));
+          const acks = wire.received.filter((p) => p.cmd === 'unsuback' || p.cmd === 'suback').map((p) => `${p.cmd} ${p.messageId}`);
+          expect(acks, 'acknowledgements in the order of the requests').to.deep.equal(['suback 1', 'unsuback 2', 'suback 3']);
+          await expectStillServing(wire);
+        });
+
+        // The converse held already (aedes had the subscription in place before it read the UNSUBSCRIBE); kept, since
+        // the fix above makes a SUBSCRIBE hold back the packets after it.
+        it(`MQTT ${version === 4 ? '3.1.1' : '5'}, ${session}: a SUBSCRIBE and an UNSUBSCRIBE of the same filter in one write leave it unsubscribed [MQTT-3.10.4-1] [MQTT-3.10.4-2]`, async () => {
+          const [device, sender] = await aGroup(stack!, 2);
+          const wire = await connected(device, version, clean);
+
+          wire.sendAll([{ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: '@msg/fz/u', qos: 1 }] }, { cmd: 'unsubscribe', messageId: 2, unsubscriptions: ['@msg/fz/u'] }]);
+          await unlessProcessFails(wire.next('unsuback', (p) => p.messageId === 2));
+          await restPublish(stack!, sender, 'fz/u', 'after UNSUBSCRIBE');
+          await expectStillServing(wire);
+
+          const acks = wire.received.filter((p) => p.cmd === 'unsuback' || p.cmd === 'suback').map((p) => `${p.cmd} ${p.messageId}`);
+          expect(acks, 'acknowledgements in the order of the requests').to.deep.equal(['suback 1', 'unsuback 2']);
+          expect(wire.received.filter((p) => p.cmd === 'publish'), 'messages delivered after UNSUBACK').to.deep.equal([]);
+        });
+      }
+
+      // The same race among the packets aedes queues before CONNACK and handles all at once when connected.
+      it(`MQTT ${version === 4 ? '3.1.1' : '5'}: an UNSUBSCRIBE and a SUBSCRIBE of a stored subscription's filter in the CONNECT's write leave it subscribed [MQTT-3.10.4-1] [MQTT-3.8.4-3]`, async () => {
+        const device = await aDevice(stack!);
+        const first = await connected(device, version);
+        first.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: '@private/#', qos: 0 }] });
+        await first.next('suback');
+        first.send({ cmd: 'disconnect' });
+        await first.closed;
+        const wire = wireSession(stack!.server.mqttPort, version);
+        wires.push(wire);
+
+        wire.sendAll([connectOf(device, version, false), { cmd: 'unsubscribe', messageId: 2, unsubscriptions: ['@private/#'] }, { cmd: 'subscribe', messageId: 3, subscriptions: [{ topic: '@private/#', qos: 0 }] }]);
+        await unlessProcessFails(wire.next('suback', (p) => p.messageId === 3));
+        wire.send({ cmd: 'publish', topic: GET, payload: Buffer.from('{}'), qos: 0, dup: false, retain: false });
+
+        await unlessProcessFails(wire.next('publish', (p) => p.topic === GET_RESPONSE));
+        const acks = wire.received.filter((p) => p.cmd === 'unsuback' || p.cmd === 'suback').map((p) => `${p.cmd} ${p.messageId}`);
+        expect(acks, 'acknowledgements in the order of the requests').to.deep.equal(['unsuback 2', 'suback 3']);
+        await expectStillServing(wire);
       });
 
       // Found in FUZZ_SEED=633322099 sequence 784 (chaos): a SUBSCRIBE of [@msg/fz/# q1, @msg/fz/# q2, @private/# q0]
