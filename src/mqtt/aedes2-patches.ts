@@ -77,6 +77,32 @@ export function beforeAedesHandles(client: Client, listener: (packet: WirePacket
 }
 
 /**
+ * The first packet of a connection must be a CONNECT [MQTT-3.1.0-1]: makes `aedes.handle` close a connection whose
+ * first byte names another packet type at that byte, as Mosquitto does, through the error path a malformed packet
+ * takes (lib/client.js `_onError`: `connectionError`, then close). aedes would close it too, but only once that packet
+ * were whole: a peer that has not authenticated could make it wait for, and buffer, a body up to the Maximum Packet
+ * Size, and 4 KiB of random bytes announcing a longer PUBLISH sat until the 30 s connect timeout.
+ */
+export function closeUnlessConnectFirst(aedes: Aedes): void {
+  const handle = aedes.handle;
+  aedes.handle = function handleConnection(...args: Parameters<Aedes['handle']>) {
+    const client = handle(...args);
+    const parser = (client as unknown as { _parser: { parse(buf: Buffer): unknown } })._parser;
+    const parse = parser.parse;
+    parser.parse = function firstBytes(buf: Buffer) {
+      if (buf.length > 0 && buf[0] >> 4 !== 1) {
+        parser.parse = () => 0;
+        client.emit('error', new Error('the first packet is not a CONNECT [MQTT-3.1.0-1]'));
+        return 0;
+      }
+      if (buf.length > 0) parser.parse = parse;
+      return parse.call(parser, buf);
+    };
+    return client;
+  };
+}
+
+/**
  * Drops the credentials of a client's CONNECT once `authenticate` has them: mqtt-packet's parser keeps the CONNECT
  * packet for the connection's life (`settings`, for its protocol version), and with it the device's token and secret
  * (a Buffer of its own): a few hundred bytes a connection kept for no use (issue 26 §4), and secrets kept in memory.

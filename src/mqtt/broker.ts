@@ -6,7 +6,7 @@ import { SessionControl } from '../devices/port';
 import { MessageBus, RelayedMessage } from '../messaging/port';
 import { internalFilter } from '../messaging/topics';
 import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
-import { holdsSession } from './aedes2-patches';
+import { closeUnlessConnectFirst, holdsSession } from './aedes2-patches';
 import { authenticateHook } from './authenticate';
 import { authorizeForwardHook } from './authorize-forward';
 import { authorizePublishHook } from './authorize-publish';
@@ -102,6 +102,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   });
   mqtt5.attach(aedes);
   resume.attach(aedes);
+  closeUnlessConnectFirst(aedes);
   const connections = createConnectionInspection({ aedes, scopes, store, log: deps.connectionLog, now: Date.now });
   // aedes emits what it cannot pin on one client on itself (a session it could not wipe, an enqueue that failed); an
   // EventEmitter's 'error' with no listener throws, which would end the process. The store call is counted already.

@@ -92,6 +92,16 @@ describe('the MQTT listener facing malformed input', () => {
     await expectServiceWorks();
   });
 
+  it('[MQTT-3.1.0-1] closes a connection at the first byte of a packet that is not a CONNECT, without waiting for its body', async () => {
+    // A PUBLISH that announces 200,000 bytes and sends 3 of them: nothing to wait for, the first packet is not a CONNECT.
+    const socket = await sendBytes(stack.server.mqttPort, Buffer.from([0x30, 0xc0, 0x9a, 0x0c, 0x00, 0x01, 0x61]));
+    try {
+      expect(await closedWithin(socket, 2000), 'socket closed by the broker').to.equal(true);
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('keeps serving devices while a connection sits on half a CONNECT', async () => {
     // A fixed header that announces 200 bytes, followed by only 3 of them.
     const socket = await sendBytes(stack.server.mqttPort, Buffer.from([0x10, 0xc8, 0x01, 0x00, 0x04, 0x4d]));
