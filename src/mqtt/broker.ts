@@ -7,6 +7,7 @@ import { MessageBus, RelayedMessage } from '../messaging/port';
 import { internalFilter } from '../messaging/topics';
 import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
 import { closeUnlessConnectFirst, holdsSession } from './aedes2-patches';
+import { lingerOnDestroy, SHUTDOWN_LINGER_MS } from './linger';
 import { authenticateHook } from './authenticate';
 import { authorizeForwardHook } from './authorize-forward';
 import { authorizePublishHook } from './authorize-publish';
@@ -50,7 +51,8 @@ export interface AedesBroker {
   nodeBack(node: string): void;
   /**
    * First step of a shutdown: stops reading from every connection, then waits (at most `ms`) for the publishes already
-   * read to be kept and acknowledged, so a device is never left without the PUBACK of a message that was kept.
+   * read to be kept and acknowledged, so a device is never left without the PUBACK of a message that was kept; the
+   * close that follows hangs up on each connection instead of cutting it (linger.ts), so those PUBACKs arrive.
    */
   drain(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -201,7 +203,11 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
     nodeBack: upkeep.nodeBack,
     async drain(ms) {
       mqtt5.leaveShares();
-      for (const client of Object.values(connectedClients(aedes))) if (client) stopReading(client);
+      for (const client of Object.values(connectedClients(aedes))) {
+        if (!client) continue;
+        stopReading(client);
+        lingerOnDestroy(client.conn, SHUTDOWN_LINGER_MS);
+      }
       if (ctx.publishesInFlight.size === 0) return;
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
       while (ctx.publishesInFlight.size > 0) {
