@@ -31,23 +31,39 @@ export function createBrokerSessions(
     if (client.version === 5) closeSession(client, reason, reason.startsWith(TAKEN_OVER));
     else client.close();
   };
+  /** A store that does not answer leaves a session as it is; the next recheck or kick will see to it. */
+  const endReasonOf = async (was: Device) => sessionEndReason(was, await devices.getDevice(was.deviceid).catch(() => was));
   return {
-    /** Also an application key's connections, whose ClientIDs start with the key (flow-channel/): keys and device ids are UUIDs apart. */
+    /**
+     * Also an application key's connections, whose ClientIDs start with the key (flow-channel/): keys and device ids
+     * are UUIDs apart; and the application connections that watch the device, whose watches were checked against it
+     * as it was: they come back, and subscribe again, under the same checks.
+     */
     disconnectDevice(id, reason) {
       const client = connectedClients(aedes)[id];
       if (client) close(client, id, reason);
       for (const other of applications.open) {
-        if (applications.apps.get(other)?.app.key === id && !other.closed) close(other, id, reason);
+        const conn = applications.apps.get(other);
+        if (!conn || other.closed) continue;
+        if (conn.app.key === id) close(other, id, reason);
+        else if ([...conn.watches.values()].some((watch) => watch.device.deviceid === id)) close(other, conn.app.key, `watched device ${id}: ${reason}`);
       }
     },
     async recheckSessions() {
       for (const client of Object.values(connectedClients(aedes))) {
         const connectedAs = client && scopes.get(client);
         if (!client || !connectedAs) continue;
-        // A store that does not answer leaves the session as it is; the next recheck or kick will see to it.
-        const now = await devices.getDevice(connectedAs.deviceid).catch(() => connectedAs);
-        const reason = sessionEndReason(connectedAs, now);
+        const reason = await endReasonOf(connectedAs);
         if (reason !== undefined && !client.closed) close(client, connectedAs.deviceid, reason);
+      }
+      for (const other of applications.open) {
+        const conn = applications.apps.get(other);
+        for (const { device } of conn?.watches.values() ?? []) {
+          const reason = await endReasonOf(device);
+          if (reason === undefined || other.closed) continue;
+          close(other, conn!.app.key, `watched device ${device.deviceid}: ${reason}`);
+          break;
+        }
       }
     },
   };

@@ -103,7 +103,7 @@ export function createFlowChannel(ctx: HookContext) {
           } catch (err) {
             return refused(REASON.TOPIC_FILTER_INVALID, (err as Error).message);
           }
-          conn.watches.set(written, sub.topic);
+          conn.watches.set(written, { filter: sub.topic, device });
           done(null, sub);
         },
         (err: unknown) => refused(REASON.NOT_AUTHORIZED, err instanceof AppError ? err.message : 'the device could not be checked; try again later'),
@@ -185,10 +185,15 @@ function watchedFilter(tap: TapTopic<(typeof TAP_WATCHES)[number]>, device: Devi
 
 /**
  * UNSUBSCRIBE: the internal filter an application's `@private/...` filter, or a `@tap/...` watch it was granted, is
- * stored under (the watch as it was admitted: its token is not checked again); undefined for any other filter.
+ * stored under (the watch as it was admitted: its token is not checked again), the watch then gone; undefined for any
+ * other filter.
  */
 export function applicationFilter(conn: ApplicationConnection, filter: string): string | undefined {
-  return internalPrivateFilter(conn, filter) ?? conn.watches.get(filter);
+  const own = internalPrivateFilter(conn, filter);
+  if (own !== undefined) return own;
+  const watch = conn.watches.get(filter);
+  conn.watches.delete(filter);
+  return watch?.filter;
 }
 
 /** `@private/...` of the connection itself, as an internal filter; undefined for any other filter. */

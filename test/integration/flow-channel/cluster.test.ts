@@ -119,4 +119,23 @@ for (const variant of VARIANTS) describe(`the Flow Channel across three nodes ($
 
     expect(revoked.status).to.equal(204);
   });
+
+  it('closes on every node the application connections that watch a device whose token is rotated through one', async () => {
+    const watched = await aDevice(a, { projectid: lamp.projectid, groupid: lamp.groupid });
+    const onA = await connectApplication(a.mqttUrl, app);
+    const onB = await connectApplication(b.mqttUrl, app);
+    const bystander = await connectApplication(b.mqttUrl, app);
+    clients.push(onA, onB, bystander);
+    for (const watcher of [onA, onB]) await subscribeExpecting(watcher, `@tap/device/changed/${tapOf(watched)}`, 1);
+    await subscribeExpecting(bystander, `@tap/device/changed/${tapOf(lamp)}`, 1);
+    const closed = (client: MqttClient) => new Promise<void>((resolve) => client.once('close', () => resolve()));
+    const bothClosed = Promise.all([closed(onA), closed(onB)]);
+
+    const rotated = await c.admin('POST', `/v2/admin/devices/${watched.deviceid}/token`);
+    await bothClosed;
+    await sleep(200);
+
+    expect(rotated.status).to.equal(200);
+    expect(bystander.connected, 'a connection that watches other devices').to.equal(true);
+  });
 });

@@ -4,6 +4,7 @@ import { MqttClient } from 'mqtt';
 import { aDevice, TestDevice } from '../../helpers/devices';
 import { anApplication, connectApplication, nextJson, subscribeExpecting, tapOf, TestApplication } from '../../helpers/flow-channel';
 import { collect, connectDevice, connectRaw, endAll, nextMessage, sleep } from '../../helpers/mqtt';
+import { disconnectOf } from '../../helpers/mqtt5';
 import { scrape, valueOf } from '../../helpers/prometheus';
 import { startStack, Stack } from '../../helpers/stack';
 
@@ -294,6 +295,26 @@ describe(`the Flow Channel: applications watch and act for devices (${store})`, 
 
       await subscribeExpecting(v311, `@tap/shadow/updated/${lamp.deviceid}:wrong`, 0x80);
       await subscribeExpecting(v5, `@tap/shadow/updated/${lamp.deviceid}:wrong`, 0x87);
+    });
+
+    it('a watch holds only while its device is as it was checked: a rotated token closes the application connection (MQTT 5: DISCONNECT with why), and the old token is refused after', async () => {
+      const watched = await aDevice(stack, { projectid, groupid, alias: 'watched' });
+      const v5 = await connectApplication(stack.mqttUrl, app, { protocolVersion: 5 });
+      clients.push(v5);
+      await subscribeExpecting(v5, `@tap/shadow/updated/${tapOf(watched)}`, 1);
+      const seen = collect(v5);
+      const disconnect = disconnectOf(v5, 5000);
+
+      const rotated = await stack.admin('POST', `/v2/admin/devices/${watched.deviceid}/token`);
+      const why = await disconnect;
+      await restShadow({ ...watched, auth: `Device ${watched.deviceid}:${rotated.body.token}` }, { after: 'rotation' });
+      const again = await connectApplication(stack.mqttUrl, app, { protocolVersion: 5 });
+      clients.push(again);
+
+      expect(rotated.status).to.equal(200);
+      expect([why.reasonCode, why.properties?.reasonString]).to.deep.equal([0x98, `watched device ${watched.deviceid}: token rotated`]);
+      await subscribeExpecting(again, `@tap/shadow/updated/${tapOf(watched)}`, 0x87);
+      expect(seen.filter((m) => m.topic.startsWith('@shadow/')), 'notices after the rotation').to.deep.equal([]);
     });
 
     it('a device of another project, or outside the key\'s groups, is out of reach', async () => {
