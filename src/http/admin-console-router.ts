@@ -15,7 +15,7 @@ import { readJson } from './body';
 import { singleQuery } from './query';
 import { revisionsQueryFrom } from '../shadows/history-codecs';
 import { SHADOW_LIMITS } from '../shadows/limits';
-import { revConditionOf, setShadowEtag } from './shadow-conditions';
+import { notModifiedSince, revConditionOf, setShadowEtag } from './shadow-conditions';
 import { EventStream, openEventStream } from './event-stream';
 
 /** Bytes of a payload shown in the live view; the event says how long the whole payload was. */
@@ -61,8 +61,7 @@ export function adminConsoleRouter({ adminAuth, registry, shadowService, groupTr
     const at = singleQuery(ctx, 'at');
     // `?at=`: the shadow as it was then, as the Device API's (docs/device-api.md "Shadow history").
     const shadow = at === undefined ? await shadowService.readShadow(device) : await shadowService.readShadowAt(device, undefined, at);
-    setShadowEtag(ctx, shadow);
-    ctx.body = { status: 200, ...shadowReply(shadow) };
+    if (!notModifiedSince(ctx, shadow)) ctx.body = { status: 200, ...shadowReply(shadow) };
   });
 
   // The console's slider over the device's revisions.

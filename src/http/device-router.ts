@@ -10,7 +10,7 @@ import { revisionsReply, shadowReply, shadowWriteReply } from '../shadows/replie
 import { readJson } from './body';
 import { admitDevice, callerOf } from './device-auth';
 import { singleQuery } from './query';
-import { revConditionOf, setShadowEtag } from './shadow-conditions';
+import { notModifiedSince, revConditionOf, setShadowEtag } from './shadow-conditions';
 
 export interface DeviceRouterDeps {
   /** The one way in for devices: credentials, rate limit, API-call quota (devices/admission.ts). */
@@ -30,14 +30,14 @@ export function deviceRouter(prefix: string, deps: DeviceRouterDeps): Router {
   // each call (issue 12).
   router.use(admitDevice(deps.admission));
 
-  // Reads and writes carry the shadow's rev as ETag; writes take If-Match / If-None-Match (issue 25 §1).
+  // Reads and writes carry the shadow's rev as ETag; writes take If-Match / If-None-Match (issue 25 §1), reads
+  // If-None-Match (304).
   // `?at=`: the shadow as it was then (issue 25 §3, docs/device-api.md "Shadow history").
   router.get('/shadow/data', async (ctx) => {
     const alias = singleQuery(ctx, 'alias');
     const at = singleQuery(ctx, 'at');
     const shadow = at === undefined ? await shadowService.readShadow(callerOf(ctx), alias) : await shadowService.readShadowAt(callerOf(ctx), alias, at);
-    setShadowEtag(ctx, shadow);
-    ctx.body = { status: 200, ...shadowReply(shadow) };
+    if (!notModifiedSince(ctx, shadow)) ctx.body = { status: 200, ...shadowReply(shadow) };
   });
 
   router.get('/shadow/revisions', async (ctx) => {

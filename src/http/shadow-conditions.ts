@@ -50,3 +50,18 @@ export function revConditionOf(ctx: Context): RevCondition | undefined {
 export function setShadowEtag(ctx: Context, shadow: Pick<Shadow, 'rev'>): void {
   ctx.set('ETag', etagOf(shadow));
 }
+
+/**
+ * Sets the ETag of a shadow read, and answers 304 Not Modified (no body) when If-None-Match names the revision read,
+ * weakly, or is `*` (RFC 9110 §13.1.2): a client that polls a shadow gets the document only when it changed. True when
+ * answered so.
+ */
+export function notModifiedSince(ctx: Context, shadow: Pick<Shadow, 'rev'>): boolean {
+  setShadowEtag(ctx, shadow);
+  const noneMatch = ctx.get('If-None-Match');
+  if (noneMatch === '') return false;
+  const revs = revisionsOf('if-none-match', noneMatch);
+  if (revs !== '*' && !revs.includes(shadow.rev)) return false;
+  ctx.status = 304;
+  return true;
+}

@@ -3,7 +3,7 @@ import { MESSAGE_LIMITS } from '../../messaging/limits';
 import { PREVIEW_BYTES } from '../admin-console-router';
 import { jsonBody, success } from './content';
 import { AT_ERRORS, atParameter, revisionsOperation } from './history-paths';
-import { CONDITION_ERRORS, conditionHeaders, withEtag } from './shadow-conditions';
+import { CONDITION_ERRORS, conditionHeaders, NOT_MODIFIED, readConditionHeader, withEtag } from './shadow-conditions';
 import { errorResponses, JSON_BODY_ERRORS } from './error-responses';
 import { ADMIN_SECURITY, PUBLIC } from './security';
 import { Operation, Parameter, Paths, Schema } from './types';
@@ -59,10 +59,11 @@ export function consolePaths(): Paths {
       get: adminOp('readDeviceShadow', {
         summary: 'A device\'s shadow',
         description: 'What the device itself reads with `GET /v2/device/shadow/data`, `?at=` included.',
-        parameters: [deviceIdParameter, atParameter],
+        parameters: [deviceIdParameter, atParameter, readConditionHeader],
         responses: {
           ...withEtag(success(200, 'The shadow.', 'Shadow', SHADOW)),
-          ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND', 'INVALID_QUERY'], AT_ERRORS),
+          ...NOT_MODIFIED,
+          ...errorResponses(ADMIN_AUTH_ERRORS, ['DEVICE_NOT_FOUND', 'INVALID_QUERY', 'INVALID_CONDITION'], AT_ERRORS),
         },
       }),
       put: adminOp('writeDeviceShadow', {

@@ -3,7 +3,7 @@ import { DEVICE_API_ERRORS, errorResponses, JSON_BODY_ERRORS } from './error-res
 import { DEVICE_SECURITY } from './security';
 import { jsonBody, success } from './content';
 import { AT_ERRORS, atParameter, revisionsOperation } from './history-paths';
-import { CONDITION_ERRORS, conditionHeaders, withEtag } from './shadow-conditions';
+import { CONDITION_ERRORS, conditionHeaders, NOT_MODIFIED, readConditionHeader, withEtag } from './shadow-conditions';
 import { Operation, Parameter, Paths, RequestBody } from './types';
 
 const DEVICE_ID = '5d0c6a52-3b1e-4f0a-9d39-2c8f1a7b9e10';
@@ -236,12 +236,13 @@ export function devicePaths(prefix: string): Paths {
       get: op('getShadow', {
         summary: 'Read the shadow',
         description: 'A shadow never written reads as `{"data":{},"rev":0,"modified":0,"timestamp":0}` (ETag `"0"`).',
-        parameters: [aliasParameter, atParameter],
+        parameters: [aliasParameter, atParameter, readConditionHeader],
         responses: {
           ...withEtag(success(200, 'The shadow.', 'Shadow', {
             status: 200, deviceid: DEVICE_ID, data: { temp: 21.5 }, rev: 3, modified: 1700000000123, timestamp: 1700000000100,
           })),
-          ...errorResponses(DEVICE_API_ERRORS, SHADOW_TARGET_ERRORS, AT_ERRORS),
+          ...NOT_MODIFIED,
+          ...errorResponses(DEVICE_API_ERRORS, SHADOW_TARGET_ERRORS, AT_ERRORS, ['INVALID_CONDITION']),
         },
       }),
       put: shadowWrite(true),

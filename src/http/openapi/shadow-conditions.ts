@@ -38,3 +38,20 @@ export function withEtag(responses: Record<string, Response>): Record<string, Re
   const ok = responses['200'];
   return { ...responses, 200: { ...ok, headers: { ...ok.headers, ...ETAG_HEADER } } };
 }
+
+/** If-None-Match of a shadow read (docs/device-api.md "Conditional reads"). */
+export const readConditionHeader: Parameter = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The `ETag` of a copy the client holds (`"7"`, or a list; compared weakly), or `*`: when it names the ' +
+    'revision this read would answer, 304 Not Modified without a body. A header that is not `*` or a list of entity ' +
+    'tags is 400 `INVALID_CONDITION`.',
+  schema: { type: 'string' },
+  example: '"7"',
+};
+
+/** The 304 of a shadow read whose If-None-Match names the revision it would answer. */
+export const NOT_MODIFIED: Record<string, Response> = {
+  304: { description: 'Not Modified: the revision If-None-Match names is the one this read would answer; no body.', headers: ETAG_HEADER },
+};

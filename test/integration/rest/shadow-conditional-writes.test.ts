@@ -62,6 +62,42 @@ describe('conditional shadow writes over REST (ETag, If-Match, If-None-Match)', 
     });
   });
 
+  describe('conditional reads (RFC 9110 §13.1.2)', () => {
+    it('answers 304 without a body when If-None-Match names the revision the read would answer, weakly or as *', async () => {
+      const { device, client } = await writtenTwice();
+      for (const tag of ['"2"', 'W/"2"', '"1", "2"', '*']) {
+        const res = await client('GET', '/v2/device/shadow/data', { headers: { 'if-none-match': tag } });
+        expect([res.status, res.text, res.headers.get('etag')], tag).to.deep.equal([304, '', '"2"']);
+      }
+      const admin = await stack.admin('GET', `/v2/admin/devices/${device.deviceid}/shadow`, { headers: { 'if-none-match': '"2"' } });
+      expect([admin.status, admin.text]).to.deep.equal([304, '']);
+    });
+
+    it('answers the shadow when it changed since the tag the client holds, or the tag is not one of ours', async () => {
+      const { client } = await writtenTwice();
+      for (const tag of ['"1"', '"abc"']) {
+        const res = await client('GET', '/v2/device/shadow/data', { headers: { 'if-none-match': tag } });
+        expect([res.status, res.body.data, res.headers.get('etag')], tag).to.deep.equal([200, { temp: 21 }, '"2"']);
+      }
+    });
+
+    it('compares with the revision ?at= reads, not the current one', async () => {
+      const { client } = await writtenTwice();
+      const first = await client('GET', '/v2/device/shadow/revisions');
+      const at = first.body.revisions.find((r: { rev: number }) => r.rev === 1).modified;
+
+      const old = await client('GET', `/v2/device/shadow/data?at=${at}`, { headers: { 'if-none-match': '"1"' } });
+      const current = await client('GET', `/v2/device/shadow/data?at=${at}`, { headers: { 'if-none-match': '"2"' } });
+
+      expect([old.status, current.status, current.headers.get('etag')]).to.deep.equal([304, 200, '"1"']);
+    });
+
+    it('refuses an If-None-Match that is not * or a list of entity tags: 400 INVALID_CONDITION', async () => {
+      const { client } = await writtenTwice();
+      expectError(await client('GET', '/v2/device/shadow/data', { headers: { 'if-none-match': '2' } }), 400, 'INVALID_CONDITION');
+    });
+  });
+
   describe('If-Match', () => {
     it('applies a write whose If-Match names the current rev', async () => {
       const { client } = await writtenTwice();
