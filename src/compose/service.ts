@@ -152,6 +152,10 @@ export async function composeService(config: Config, logger: Logger, options: Se
     credentialKey,
     nodeId: config.nodeId,
     auditRetentionDays: config.auditRetentionDays,
+    onRevisionLost(deviceid, err) {
+      metrics.shadowRevisionsLost.inc();
+      logger.warn({ deviceid, err }, 'a shadow write stands without its revision in the history');
+    },
   }).catch((err: unknown) => {
     if (!options.sharedDatabase) db.close();
     throw err;

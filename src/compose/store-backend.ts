@@ -110,6 +110,8 @@ export interface StoreBackendOptions {
   nodeId: string;
   /** AUDIT_RETENTION_DAYS: how long the audit log keeps an entry. */
   auditRetentionDays: number;
+  /** A committed shadow write whose revisions the history could not keep (STORE=cassandra writes them after it). */
+  onRevisionLost(deviceid: string, err: unknown): void;
 }
 
 /**
@@ -160,7 +162,7 @@ export async function openStoreBackend(settings: StoreSettings, db: Database, op
     devices: createCassandraDeviceStore(conn, options.credentialKey),
     credentialMigration: createCassandraCredentialMigration(conn, options.credentialKey, options.nodeId),
     // A write's quota charge is saved with this node's other counts once committed (src/quotas/service.ts).
-    shadows: createCassandraShadowStore(conn),
+    shadows: createCassandraShadowStore(conn, options.onRevisionLost),
     shadowHistory: createCassandraShadowHistory(conn),
     operators: createCassandraOperatorStore(conn),
     audit: createCassandraAuditLog(conn, { retentionDays: options.auditRetentionDays }),

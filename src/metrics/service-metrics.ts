@@ -89,6 +89,11 @@ export function createServiceMetrics() {
       labelNames: ['applied'] as const,
       registers,
     }),
+    shadowRevisionsLost: new Counter({
+      name: 'openpie_shadow_revisions_lost_total',
+      help: 'Shadow revisions a committed write could not keep in the history (STORE=cassandra, after two tries); the write stands',
+      registers,
+    }),
     pointsWritten: new Counter({
       name: 'openpie_points_written_total',
       help: 'Data points stored in the time-series store',

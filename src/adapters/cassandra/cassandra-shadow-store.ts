@@ -30,7 +30,11 @@ export const shardOf = (deviceid: string) => createHash('sha1').update(deviceid)
  * transaction, applied whole or not at all. Every commit also sets `tail` to its own id and requires `tail` below
  * it, which orders the outbox rows as the commits and lets the outcome of a timed-out commit be read back.
  */
-export function createCassandraShadowStore(conn: CassandraConnection): ShadowStore & PointOutbox {
+/** `onRevisionLost`: told of each committed write whose revisions could not be kept (keepRevisions). */
+export function createCassandraShadowStore(
+  conn: CassandraConnection,
+  onRevisionLost: (deviceid: string, err: unknown) => void = () => undefined,
+): ShadowStore & PointOutbox {
   const { client, tables } = conn;
   const writeRevisions = revisionWriter(conn);
   const cql = {
@@ -105,12 +109,12 @@ export function createCassandraShadowStore(conn: CassandraConnection): ShadowSto
   /**
    * After the commit, tried twice. Should both fail (or the node stop in between), the write stands without its
    * revision: it is missing from the list, `?at=` still finds it while it is the current shadow, and no other revision
-   * depends on it (docs/device-api.md "Shadow history").
+   * depends on it (docs/device-api.md "Shadow history"); `onRevisionLost` hears of it.
    */
   async function keepRevisions(deviceid: string, revisions: NonNullable<ShadowCommit['revisions']>): Promise<void> {
     await writeRevisions(deviceid, revisions, Date.now())
       .catch(() => writeRevisions(deviceid, revisions, Date.now()))
-      .catch(() => undefined);
+      .catch((err: unknown) => onRevisionLost(deviceid, err));
   }
 
   return {
