@@ -2,18 +2,18 @@ import { expect } from 'chai';
 import { IPublishPacket } from 'mqtt';
 import { aGroup } from '../../helpers/devices';
 import { connectDevice, endAll, nextMessage, sleep } from '../../helpers/mqtt';
-import { connect5, disconnectOf } from '../../helpers/mqtt5';
+import { connackOf5, connect5, disconnectOf, nextPublish, v5 } from '../../helpers/mqtt5';
 import { scrape, valueOf } from '../../helpers/prometheus';
 import { dropRedisKeys, randomKeyPrefix, redisSessionEnv, sessionStoreUrlOrSkip } from '../../helpers/redis';
 import { startStack, Stack } from '../../helpers/stack';
 import { startTcpProxy, TcpProxy } from '../../helpers/tcp-proxy';
 
 /**
- * A session store that fails under a live session (issue 17): the Redis of infra/ behind a TCP proxy that the test
- * cuts. The failure ends the one connection whose call failed, with a reason; the process, and connections that do
- * not need the store, carry on; the session is whole once the store is back.
+ * A session store that fails or lags under a live session (issue 17): the Redis of infra/ behind a TCP proxy that the
+ * test cuts or slows. A failure ends the one connection whose call failed, with a reason; the process, and connections
+ * that do not need the store, carry on; the session is whole once the store is back. A slow store keeps every promise.
  */
-describe('MQTT 5: a session store that fails under a live session', () => {
+describe('MQTT 5: a session store that fails or lags under a live session', () => {
   let stack: Stack;
   let proxy: TcpProxy;
   let url: string;
@@ -28,6 +28,10 @@ describe('MQTT 5: a session store that fails under a live session', () => {
     await stack?.stop();
     await proxy?.close();
     if (url) await dropRedisKeys(url, prefix);
+  });
+  afterEach(() => {
+    proxy?.restore();
+    proxy?.lag(0);
   });
 
   it('[MQTT-3.14.2-1] a PUBACK the store cannot record ends that connection with DISCONNECT 0x89; others go on; the message comes again with DUP once the store is back [MQTT-4.4.0-1]', async function () {
@@ -70,5 +74,26 @@ describe('MQTT 5: a session store that fails under a live session', () => {
     expect(failuresAfter - failuresBefore).to.equal(1);
     expect(again.connack.sessionPresent).to.equal(true);
     expect([redelivered.payload.toString(), redelivered.dup, redelivered.messageId]).to.deep.equal(['kept', true, packet.messageId]);
+  });
+
+  it('[MQTT-3.1.2-23] a session ended by DISCONNECT with Session Expiry 0 is gone for a connection that comes at once: no session present, nothing of its queue delivered', async function () {
+    this.timeout(20_000);
+    const [device, sender] = await aGroup(stack, 2);
+    const persistent = { clean: false, properties: { sessionExpiryInterval: 300 } };
+    const first = await connect5(stack.mqttUrl, device, persistent);
+    await first.client.subscribeAsync('@msg/slow/ended', { qos: 1 });
+    const tx = await connect5(stack.mqttUrl, sender);
+    await tx.client.publishAsync('@msg/slow/ended', 'for the ended session', { qos: 1 });
+
+    proxy.lag(40);
+    await first.client.endAsync(false, { reasonCode: 0, properties: { sessionExpiryInterval: 0 } });
+    const connack = await connackOf5(stack.mqttUrl, v5(device, { clean: false, properties: { sessionExpiryInterval: 300 } }));
+    proxy.lag(0);
+    const again = await connect5(stack.mqttUrl, device, persistent);
+    const delivered = await nextPublish(again.client, () => true, 1000).catch(() => undefined);
+    await endAll(again.client, tx.client);
+
+    expect(connack.sessionPresent, 'session present right after the DISCONNECT with 0').to.equal(false);
+    expect(delivered?.payload.toString(), 'a message queued for the ended session').to.equal(undefined);
   });
 });
