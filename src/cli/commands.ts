@@ -68,6 +68,12 @@ export const USAGE = `usage: openpie <command> [options]
   rollups show --project P
   rollups set --project P <period>=<retention> ...   (1m=30d 1h=unlimited: the project's roll-up tiers, replaced)
   rollups clear --project P              (removes the tiers and their points)
+  shadows show <deviceid> [--at MS|ISO-TIME]   (the shadow, or as it was then)
+  shadows query --project P [--filter EXPR] [--group G] [--fields a,b.c] [--sort FIELD[:desc]] [--limit N]
+                [--cursor C]             (one page of the fleet query; --cursor: the page's "next")
+  desired show <deviceid>             (the desired document and its delta)
+  desired set <deviceid> (--json JSON | --file FILE) [--overwrite]
+                 (a body {"data":{...}} merged into the desired document, or replacing it with --overwrite)
 
 environment: OPENPIE_URL (default http://127.0.0.1:$PORT, PORT default 8080),
              ADMIN_TOKEN (default: the token kept in $DATA_DIR/admin-token),
@@ -107,6 +113,12 @@ const OPTIONS = {
   name: { type: 'string' },
   groups: { type: 'string' },
   reason: { type: 'string' },
+  at: { type: 'string' },
+  filter: { type: 'string' },
+  fields: { type: 'string' },
+  sort: { type: 'string' },
+  cursor: { type: 'string' },
+  overwrite: { type: 'boolean' },
 } as const;
 
 /** The quotas of `quotas set`, by option. */
@@ -382,9 +394,36 @@ export function parseCommand(argv: string[], io: CliIo = fileSystem): AdminCall 
       // Checked by the service, which names the periods and durations it takes.
       return { method: 'PUT', path, body: { tiers } };
     }
+    case 'shadows show':
+      return { method: 'GET', path: `${needId()}/shadow${v.at === undefined ? '' : `?at=${enc(v.at)}`}` };
+    case 'shadows query':
+      return {
+        method: 'POST',
+        path: `/v2/admin/projects/${enc(required('project', v.project))}/shadows/query`,
+        body: defined({
+          filter: v.filter,
+          groupid: v.group,
+          fields: listOf(v.fields),
+          sort: sortOf(v.sort),
+          limit: integer('limit', v.limit),
+          cursor: v.cursor,
+        }),
+      };
+    case 'desired show':
+      return { method: 'GET', path: `${needId()}/shadow/desired` };
+    case 'desired set':
+      return { method: v.overwrite ? 'POST' : 'PUT', path: `${needId()}/shadow/desired`, body: jsonBody(v, io) };
     default:
       throw new UsageError(noun === undefined ? 'no command given' : `unknown command: ${positionals.join(' ')}`);
   }
+}
+
+/** `--sort battery` or `--sort battery:desc` as the fleet query's sort. */
+function sortOf(value: string | undefined): { field: string; order?: string } | undefined {
+  if (value === undefined) return undefined;
+  const at = value.lastIndexOf(':');
+  const [field, order] = at > 0 && ['asc', 'desc'].includes(value.slice(at + 1)) ? [value.slice(0, at), value.slice(at + 1)] : [value, undefined];
+  return defined({ field, order }) as { field: string; order?: string };
 }
 
 /** `datatags <verb>`: a device's own tags (`<deviceid>` first) or a group's default (`--project`, `--group`). */

@@ -22,6 +22,26 @@ describe('openpie CLI commands', () => {
     });
   });
 
+  it('reads shadows, queries the fleet and writes desired state', () => {
+    expect(parseCommand(['shadows', 'show', 'abc', '--at', '2026-11-28T06:00:00Z'])).to.deep.equal({
+      method: 'GET', path: '/v2/admin/devices/abc/shadow?at=2026-11-28T06%3A00%3A00Z',
+    });
+    expect(parseCommand(['shadows', 'query', '--project', 'p', '--filter', '$.battery < 20', '--fields', 'battery, fw', '--sort', 'battery:desc', '--limit', '5'])).to.deep.equal({
+      method: 'POST',
+      path: '/v2/admin/projects/p/shadows/query',
+      body: { filter: '$.battery < 20', fields: ['battery', 'fw'], sort: { field: 'battery', order: 'desc' }, limit: 5 },
+    });
+    expect(parseCommand(['shadows', 'query', '--project', 'p', '--sort', '$device.alias', '--group', 'g']).body).to.deep.equal({
+      groupid: 'g', sort: { field: '$device.alias' },
+    });
+    expect(parseCommand(['desired', 'set', 'abc', '--json', '{"data":{"mode":"eco"}}'])).to.deep.equal({
+      method: 'PUT', path: '/v2/admin/devices/abc/shadow/desired', body: { data: { mode: 'eco' } },
+    });
+    expect(parseCommand(['desired', 'set', 'abc', '--json', '{"data":{}}', '--overwrite']).method).to.equal('POST');
+    expect(() => parseCommand(['shadows', 'query'])).to.throw(UsageError, /--project/);
+    expect(() => parseCommand(['desired', 'set', 'abc'])).to.throw(UsageError, /--json or --file/);
+  });
+
   it('refuses missing options, bad values and unknown commands with a usage error', () => {
     expect(() => parseCommand(['devices', 'create', '--project', 'p'])).to.throw(UsageError, /--group/);
     expect(() => parseCommand(['devices', 'update', 'abc', '--enabled', 'yes'])).to.throw(UsageError, /true or false/);

@@ -47,6 +47,26 @@ describe('openpie CLI against a running service', () => {
     expect(JSON.parse(gone.stderr)).to.include({ status: 404, code: 'DEVICE_NOT_FOUND' });
   });
 
+  it('reads a shadow, finds it with a fleet query, and sets the device\'s desired state', async () => {
+    const device = JSON.parse((await cli('devices', 'create', '--project', 'p-fleet', '--group', 'g1', '--alias', 'meter')).stdout);
+    const written = await stack.http('PUT', '/v2/device/shadow/data', {
+      headers: { authorization: `Device ${device.deviceid}:${device.token}` },
+      body: { data: { battery: 12, fw: '2.0' } },
+    });
+    expect(written.status, written.text).to.equal(200);
+
+    const shadow = JSON.parse((await cli('shadows', 'show', device.deviceid)).stdout);
+    const found = JSON.parse((await cli('shadows', 'query', '--project', 'p-fleet', '--filter', '$.battery < 20', '--fields', 'battery')).stdout);
+    const set = JSON.parse((await cli('desired', 'set', device.deviceid, '--json', '{"data":{"battery_saver":true}}')).stdout);
+    const desired = JSON.parse((await cli('desired', 'show', device.deviceid)).stdout);
+
+    expect(shadow).to.include({ deviceid: device.deviceid, rev: 1 });
+    expect(shadow.data).to.deep.equal({ battery: 12, fw: '2.0' });
+    expect(found.items.map((i: { deviceid: string; data: object }) => [i.deviceid, i.data])).to.deep.equal([[device.deviceid, { battery: 12 }]]);
+    expect(set.status).to.equal(200);
+    expect([desired.desired, desired.delta]).to.deep.equal([{ battery_saver: true }, { battery_saver: true }]);
+  });
+
   it('issues a user token for a project, and revokes it by its jti', async () => {
     // Tokens are issued for projects that have a device.
     await cli('devices', 'create', '--project', 'p-tokens', '--group', 'g1', '--alias', 'meter');
