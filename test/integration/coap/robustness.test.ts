@@ -9,6 +9,12 @@ import { authOf, coapAs, sendDatagram } from '../../helpers/coap';
 import { aDevice, TestDevice } from '../../helpers/devices';
 import { startStack, Stack } from '../../helpers/stack';
 
+/**
+ * The codes of the answers among `replies`: an empty ACK is the transport's acknowledgement that a busy server sends
+ * before a separate response (RFC 7252 §5.2.2), not an answer.
+ */
+const answerCodes = (replies: Buffer[]) => replies.map((r) => parse(r)).filter((p) => !(p.ack && p.code === '0.00')).map((p) => p.code);
+
 /** A Block1 option value (RFC 7959 §2.2): NUM, M and SZX packed into up to three bytes. */
 function block1(num: number, more: boolean, szx: number): Buffer {
   const value = (num << 4) | (more ? 8 : 0) | szx;
@@ -152,9 +158,9 @@ describe('CoAP robustness', () => {
   it('answers a PUT with Observe as a plain PUT, with its own code', async () => {
     const packet = rawPut([{ name: 'Observe', value: Buffer.alloc(0) }]);
 
-    const replies = await sendDatagram(stack.coapUrl, generate(packet));
+    const replies = await sendDatagram(stack.coapUrl, generate(packet), 1000);
 
-    expect(replies.map((r) => parse(r).code)).to.deep.equal(['2.04']);
+    expect(answerCodes(replies)).to.deep.equal(['2.04']);
   });
 
   it('answers a retransmitted request once more from its cache, applying the write once', async () => {
@@ -173,7 +179,7 @@ describe('CoAP robustness', () => {
       socket.close();
     }
 
-    expect(replies.map((r) => parse(r).code)).to.deep.equal(['2.04', '2.04', '2.04']);
+    expect(answerCodes(replies)).to.deep.equal(['2.04', '2.04', '2.04']);
     expect((await coapAs(stack.coapUrl, device)('GET', '/shadow/data')).body.rev).to.equal(before + 1);
   });
 });
