@@ -58,7 +58,9 @@ export function createBrokerSessions(
       }
       for (const other of applications.open) {
         const conn = applications.apps.get(other);
-        for (const { device } of conn?.watches.values() ?? []) {
+        // One read per device, however many of its notices the connection watches.
+        const watched = new Map([...(conn?.watches.values() ?? [])].map(({ device }) => [device.deviceid, device]));
+        for (const device of watched.values()) {
           const reason = await endReasonOf(device);
           if (reason === undefined || other.closed) continue;
           close(other, conn!.app.key, `watched device ${device.deviceid}: ${reason}`);
