@@ -56,6 +56,19 @@ export function triggerStoreContract(adapter: string, open: OpenStoresFn): void 
         expect(await stores.triggers.deleteTriggers(deviceid)).to.equal(false);
         expect(await stores.triggers.getTriggers(deviceid)).to.equal(undefined);
       });
+
+      it('after a restart, a list deleted before it stays gone and a device given its first list reads it', async () => {
+        const [deleted, fresh] = [randomUUID(), randomUUID()];
+        await stores.triggers.putTriggers(deleted, aTriggerList('cold'));
+        await stores.triggers.deleteTriggers(deleted);
+
+        await stores.reopen();
+
+        expect(await stores.triggers.getTriggers(deleted)).to.equal(undefined);
+        expect(await stores.triggers.getTriggers(fresh)).to.equal(undefined);
+        await stores.triggers.putTriggers(fresh, aTriggerList('new'));
+        expect(await stores.triggers.getTriggers(fresh)).to.deep.equal(aTriggerList('new'));
+      });
     });
 
     describe('event hooks', () => {
