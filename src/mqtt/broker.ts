@@ -5,7 +5,7 @@ import { Device } from '../devices/device';
 import { SessionControl } from '../devices/port';
 import { MessageBus, RelayedMessage } from '../messaging/port';
 import { internalFilter } from '../messaging/topics';
-import { connectedClients, rewriteFilters, stopReading } from './aedes-patches';
+import { connectedClients, endServedPublishes, rewriteFilters, stopReading } from './aedes-patches';
 import { closeUnlessConnectFirst, holdsSession } from './aedes2-patches';
 import { lingerOnDestroy, SHUTDOWN_LINGER_MS } from './linger';
 import { authenticateHook } from './authenticate';
@@ -105,6 +105,7 @@ export async function createAedesBroker(deps: AedesBrokerDeps): Promise<AedesBro
   mqtt5.attach(aedes);
   resume.attach(aedes);
   closeUnlessConnectFirst(aedes);
+  endServedPublishes(aedes);
   const connections = createConnectionInspection({ aedes, scopes, store, log: deps.connectionLog, now: Date.now });
   // aedes emits what it cannot pin on one client on itself (a session it could not wipe, an enqueue that failed); an
   // EventEmitter's 'error' with no listener throws, which would end the process. The store call is counted already.
