@@ -137,13 +137,16 @@ export function malformedPacket(rng: Rng, version: Version): PacketSpec {
   return { packet, mutate: mutation };
 }
 
-/** Fields at and past their limits: a 65535-byte topic, a payload over the 288 KiB Maximum Packet Size, a huge property. */
+/**
+ * Fields at and past their limits: a 65535-byte topic, a payload over the 288 KiB Maximum Packet Size, a user property
+ * of 65,535 bytes (the most a UTF-8 Encoded String holds, MQTT 5 §1.5.4).
+ */
 export function oversizedPacket(rng: Rng, version: Version): PacketSpec {
   const which = rng.int(0, version === 5 ? 3 : 2);
   if (which === 0) return { packet: publish('@msg/' + 'o'.repeat(65530), 'long topic', rng.pick([0, 1] as const), 7) };
   if (which === 1) return { packet: publish('@msg/fz/big', Buffer.alloc(rng.pick([270, 300]) * 1024, 0x61), rng.pick([0, 1, 2] as const), 7) };
   if (which === 2) return { packet: { cmd: 'subscribe', messageId: 7, subscriptions: [{ topic: '@msg/' + 's'.repeat(65000), qos: 0 }] } };
-  return { packet: publish('@msg/fz/props', 'x', 1, 7, { properties: { userProperties: { big: 'u'.repeat(rng.pick([1000, 70000])) } } }) };
+  return { packet: publish('@msg/fz/props', 'x', 1, 7, { properties: { userProperties: { big: 'u'.repeat(rng.pick([1000, 65535])) } } }) };
 }
 
 /** Packets that leave a connection up (docs/mqtt.md): pings, publishes on `@msg`, refused subscriptions, stray acknowledgements. */

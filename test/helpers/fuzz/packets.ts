@@ -48,10 +48,25 @@ export function mutate(bytes: Buffer, m: Mutation): Buffer {
   }
 }
 
-/** The bytes of one spec; throws when mqtt-packet refuses the packet. */
+/** The Remaining Length a fixed header declares [MQTT-2.2.3], and how many bytes the whole packet then has. */
+function declaredLength(bytes: Buffer): number {
+  let remaining = 0;
+  for (let i = 1, shift = 0; i < Math.min(bytes.length, 5); i++, shift += 7) {
+    remaining += (bytes[i] & 0x7f) * 2 ** shift;
+    if ((bytes[i] & 0x80) === 0) return i + 1 + remaining;
+  }
+  return Number.NaN;
+}
+
+/**
+ * The bytes of one spec; throws when mqtt-packet refuses the packet. mqtt-packet writes a length past its field's range
+ * (a string over 65,535 bytes) as nothing at all and goes on, so the packet is shorter than it declares: the broker
+ * would rightly wait for the rest, taking the next packets as its body. Such a packet is refused here too.
+ */
 export function encode(spec: PacketSpec, version: Version): Buffer {
   if ('raw' in spec) return Buffer.from(spec.raw, 'hex');
   const bytes = generate(spec.packet, { protocolVersion: version });
+  if (declaredLength(bytes) !== bytes.length) throw new Error(`mqtt-packet wrote ${bytes.length} bytes of a ${declaredLength(bytes)}-byte ${spec.packet.cmd}`);
   return spec.mutate ? mutate(bytes, spec.mutate) : bytes;
 }
 
