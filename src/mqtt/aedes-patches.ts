@@ -186,6 +186,8 @@ export function onEmit(aedes: Aedes, listener: (packet: StampedPacket) => void):
   };
 }
 
+type Callback = (error?: Error) => void;
+
 /**
  * A publish the broker's hooks have served (served.ts) ends once it is acknowledged. aedes would still publish it, to a
  * topic no subscription matches, through its whole publish series (a copy of the packet, the offline-queue step, the
@@ -203,5 +205,3 @@ export function endServedPublishes(aedes: Aedes): void {
     callback?.();
   };
 }
-
-type Callback = (error?: Error) => void;

@@ -2,7 +2,8 @@ import type { PublishPacket } from 'aedes';
 
 /**
  * Where a publish the broker's hooks have dealt with ends: no subscription can match it, since every filter is
- * rewritten into a scope. aedes still acknowledges it as its QoS asks, and then publishes it there, to no one.
+ * rewritten into a scope. aedes still acknowledges it as its QoS asks; its publish of it then stops at once
+ * (aedes-patches.ts endServedPublishes).
  */
 export const SERVED_TOPIC = '$openpie/served';
 

@@ -48,14 +48,12 @@ export function mutate(bytes: Buffer, m: Mutation): Buffer {
   }
 }
 
-/** The Remaining Length a fixed header declares [MQTT-2.2.3], and how many bytes the whole packet then has. */
+/** How many bytes a packet has by the Remaining Length its fixed header declares [MQTT-2.2.3]. */
 function declaredLength(bytes: Buffer): number {
+  const header = fixedHeaderLength(bytes);
   let remaining = 0;
-  for (let i = 1, shift = 0; i < Math.min(bytes.length, 5); i++, shift += 7) {
-    remaining += (bytes[i] & 0x7f) * 2 ** shift;
-    if ((bytes[i] & 0x80) === 0) return i + 1 + remaining;
-  }
-  return Number.NaN;
+  for (let i = 1; i < header; i++) remaining += (bytes[i] & 0x7f) * 2 ** (7 * (i - 1));
+  return header + remaining;
 }
 
 /**
